@@ -1,0 +1,40 @@
+# FIOPS: build the patched kernel, boot it in QEMU on a throttled NVMe
+# device, and measure per-task IOPS shares.  `make help` lists the targets.
+
+PYTHON  ?= /usr/bin/python3
+BUILD   ?= $(CURDIR)/build
+RESULTS ?= $(CURDIR)/results
+export BUILD RESULTS PYTHON
+
+# Bench parameters; defaults live in bench/params.py and the README.
+BENCH_VARS := SCHED WORKLOAD IOPS DEPTH NR_REQUESTS RUNTIME RAMP VCPUS ACCEL \
+	IOQPAIRS CAL_RUNTIME MEM TIMEOUT
+export $(BENCH_VARS)
+
+.PHONY: help deps kernel guest bench test lint clean
+
+help:
+	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
+	@echo "make test                host tests, KUnit, lint and guest smoke tests"
+	@echo "make deps | kernel | guest | lint | clean"
+
+deps:
+	@sh bench/deps.sh
+
+kernel: deps
+	@sh bench/kernel.sh
+
+guest: deps
+	@sh guest/mkinitramfs.sh
+
+bench: kernel guest
+	@$(PYTHON) bench/bench.py
+
+lint: kernel
+	@sh bench/lint.sh
+
+test: kernel guest
+	@$(PYTHON) bench/tests/run.py
+
+clean:
+	rm -rf $(BUILD)

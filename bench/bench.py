@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""make bench: boot the built kernel in QEMU on a throttled NVMe device and
+run one workload under one scheduler, into a new run folder.
+
+A run has two steps in one boot: a calibration on an unthrottled twin of
+the device (same scheduler, depth and jobfile) that measures the guest's
+ceiling, then the measured run on the throttled device with blktrace.  The
+run is valid only when the ceiling is at least twice the throttle: below
+that the emulator, not the throttle, sets the numbers.
+"""
+
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jobfile  # noqa: E402
+import params as params_mod  # noqa: E402
+import qemu  # noqa: E402
+import summary  # noqa: E402
+
+TOP = params_mod.TOP
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+RESULTS = os.environ.get("RESULTS") or os.path.join(TOP, "results")
+KERNEL = os.path.join(BUILD, "linux", "arch", "x86", "boot", "bzImage")
+INITRD = os.path.join(BUILD, "initramfs.cpio")
+DISK_SIZE = 1 << 30
+CEILING_MARGIN = 2.0
+DMESG_BAD = re.compile(r"WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic")
+
+
+class RunError(Exception):
+    """The run could not complete; the message is the one-line reason."""
+
+
+def say(msg):
+    print("bench: " + msg, flush=True)
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def write_json(path, data):
+    with open(path + ".new", "w") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".new", path)
+
+
+def kernel_config():
+    with open(os.path.join(BUILD, "linux", ".config")) as f:
+        return f.read()
+
+
+def has_fiops():
+    return re.search(r"^CONFIG_MQ_IOSCHED_FIOPS=[ym]$", kernel_config(), re.M) is not None
+
+
+def harness_revision():
+    out = subprocess.run(["git", "-C", TOP, "describe", "--always", "--dirty"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
+def make_run_dir(sched, workload, when):
+    """results/<UTC time>-<sched>-<workload>/, never reusing a folder."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(workload))
+    if name.endswith(".fio"):
+        name = name[:-4]
+    base = os.path.join(RESULTS, "%s-%s-%s" % (when.strftime("%Y%m%dT%H%M%SZ"), sched, name))
+    os.makedirs(RESULTS, exist_ok=True)
+    for n in range(1, 1000):
+        path = base if n == 1 else "%s.%d" % (base, n)
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            continue
+    raise RunError("cannot create a run folder under %s" % RESULTS)
+
+
+def plan_steps(p):
+    """(name, serial, sched, nr_requests, runtime, trace) per guest step."""
+    nr = 0 if p["SCHED"] == "none" else p["NR_REQUESTS"]
+    return [("calibration", qemu.UNTHROTTLED, p["SCHED"], nr, p["CAL_RUNTIME"], 0),
+            ("main", qemu.THROTTLED, p["SCHED"], nr, p["RUNTIME"], 1)]
+
+
+def auto_timeout(p, steps):
+    """Boot allowance plus each step's fio time with room for a slow host."""
+    return 60 + sum(int((s[4] + p["RAMP"]) * 1.5) + 30 for s in steps)
+
+
+def choose_accel(p, run_dir):
+    if p["ACCEL"] != "kvm":
+        return "tcg", "tcg requested"
+    ok, why = qemu.probe_kvm(KERNEL, run_dir)
+    if ok:
+        return "kvm", why
+    say("KVM does not work here (%s); falling back to TCG" % why)
+    return "tcg", why
+
+
+def write_inputs(run_dir, p, steps, text):
+    with open(os.path.join(run_dir, "job.fio"), "w") as f:
+        f.write(jobfile.prepare(text))
+    shutil.copy(p["JOBFILE"], os.path.join(run_dir, "workload.fio"))
+    with open(os.path.join(run_dir, "plan"), "w") as f:
+        f.write("# name serial scheduler nr_requests runtime trace\n")
+        for s in steps:
+            f.write(" ".join(str(x) for x in s) + "\n")
+    with open(os.path.join(run_dir, "guest.env"), "w") as f:
+        f.write("FIO_RAMP=%d\n" % p["RAMP"])
+
+
+def make_disks(run_id):
+    """Sparse raw images, outside the run folder; removed after the run."""
+    d = os.path.join(BUILD, "disks", run_id)
+    os.makedirs(d, exist_ok=True)
+    paths = {}
+    for serial in (qemu.THROTTLED, qemu.UNTHROTTLED):
+        paths[serial] = os.path.join(d, serial + ".img")
+        with open(paths[serial], "wb") as f:
+            f.truncate(DISK_SIZE)
+    return d, paths
+
+
+def boot(run_dir, p, meta, steps):
+    disk_dir, disks = make_disks(os.path.basename(run_dir))
+    try:
+        console = os.path.join(run_dir, "console.log")
+        cmd = qemu.command(
+            KERNEL, INITRD, meta["accel"], p["VCPUS"], p["MEM"],
+            qemu.kernel_cmdline(p["DEPTH"]), console, run_dir,
+            [qemu.nvme_args(qemu.THROTTLED, disks[qemu.THROTTLED], p["IOQPAIRS"], p["IOPS"]),
+             qemu.nvme_args(qemu.UNTHROTTLED, disks[qemu.UNTHROTTLED], p["IOQPAIRS"])])
+        meta["qemu_cmdline"] = cmd
+        write_json(os.path.join(run_dir, "meta.json"), meta)
+        say("booting (%s, timeout %ds); console: %s" % (meta["accel"], meta["timeout"], console))
+        rc, elapsed, timed_out = qemu.run(cmd, meta["timeout"],
+                                          os.path.join(run_dir, "qemu.log"), console,
+                                          progress=lambda line: say("  " + line))
+    finally:
+        shutil.rmtree(disk_dir, ignore_errors=True)
+    meta["guest_seconds"] = round(elapsed, 1)
+    if timed_out:
+        raise RunError("guest did not finish within %ds and was killed; console log: %s"
+                       % (meta["timeout"], console))
+    if rc != 0:
+        raise RunError("qemu exited %d; see %s and %s"
+                       % (rc, os.path.join(run_dir, "qemu.log"), console))
+    if not os.path.exists(os.path.join(run_dir, "dmesg.txt")):
+        raise RunError("guest powered off without finishing; console log: %s" % console)
+
+
+def read_kv(path):
+    result = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                key, sep, value = line.rstrip("\n").partition("=")
+                if sep:
+                    result[key] = value
+    return result
+
+
+def collect_step(run_dir, name):
+    """One guest step's outcome; raises RunError when it did not run."""
+    d = os.path.join(run_dir, "guest", name)
+    err = os.path.join(d, "error")
+    if os.path.exists(err):
+        with open(err) as f:
+            raise RunError("step %s: %s" % (name, f.read().strip()))
+    with open(os.path.join(d, "fio.rc")) as f:
+        rc = int(f.read().strip() or -1)
+    if rc != 0:
+        raise RunError("step %s: fio exited %d; see %s" % (name, rc, os.path.join(d, "fio.log")))
+    step = {"queue": read_kv(os.path.join(d, "queue.txt"))}
+    fio = read_json(os.path.join(d, "fio.json"))
+    with open(os.path.join(d, "pids.txt")) as f:
+        pids = [int(x) for x in f.read().split()]
+    step["tasks"] = summary.tasks(fio, pids)
+    step["total_iops"] = round(sum(t["iops"] for t in step["tasks"]), 1)
+    step["fio_errors"] = sum(j.get("error", 0) for j in fio["jobs"])
+    step["blktrace_dropped"] = blktrace_dropped(os.path.join(d, "blktrace.log"))
+    return step, fio
+
+
+def blktrace_dropped(log):
+    """blktrace's own count of events it could not store, or None untraced."""
+    if not os.path.exists(log):
+        return None
+    with open(log) as f:
+        m = re.search(r"Total:.*\(dropped (\d+)\)", f.read())
+    return int(m.group(1)) if m else None
+
+
+def dmesg_problems(run_dir):
+    with open(os.path.join(run_dir, "dmesg.txt"), errors="replace") as f:
+        return [line.strip() for line in f if DMESG_BAD.search(line)]
+
+
+def validity(p, cal, main, problems):
+    """Reasons the run's numbers cannot be trusted; empty when valid."""
+    reasons = []
+    if cal["total_iops"] < CEILING_MARGIN * p["IOPS"]:
+        reasons.append("ceiling %.0f IOPS unthrottled is under %.0fx the %d IOPS throttle: "
+                       "the guest, not the throttle, is the bottleneck"
+                       % (cal["total_iops"], CEILING_MARGIN, p["IOPS"]))
+    if main["blktrace_dropped"]:
+        reasons.append("blktrace dropped %d events" % main["blktrace_dropped"])
+    if main["blktrace_dropped"] is None:
+        reasons.append("blktrace did not report its event count")
+    if main["fio_errors"] or cal["fio_errors"]:
+        reasons.append("fio reported I/O errors")
+    if problems:
+        reasons.append("dmesg has %d WARNING/BUG/Oops lines" % len(problems))
+    return reasons
+
+
+def analyse(run_dir, p, meta):
+    cal, _ = collect_step(run_dir, "calibration")
+    main, _ = collect_step(run_dir, "main")
+    info = read_kv(os.path.join(run_dir, "guest", "info.txt"))
+    problems = dmesg_problems(run_dir)
+    meta["guest"] = info
+    meta["device_tags"] = int(main["queue"].get("nr_tags", 0))
+    meta["nr_requests_set"] = int(main["queue"].get("nr_requests", 0))
+    meta["calibration"] = {"ceiling_iops": cal["total_iops"],
+                           "ceiling_over_throttle": round(cal["total_iops"] / p["IOPS"], 2),
+                           "runtime": p["CAL_RUNTIME"], "tasks": cal["tasks"]}
+    meta["blktrace_dropped"] = main["blktrace_dropped"]
+    meta["dmesg_problems"] = problems
+    meta["invalid_reasons"] = validity(p, cal, main, problems)
+    meta["valid"] = not meta["invalid_reasons"]
+    result = summary.build(p, meta, main)
+    write_json(os.path.join(run_dir, "summary.json"), result)
+    return result
+
+
+def base_meta(p, notes, kernel_info, text, when):
+    return {
+        "status": "running",
+        "start": when.isoformat(),
+        "params": {k: v for k, v in p.items() if k != "JOBFILE"},
+        "jobfile": os.path.relpath(p["JOBFILE"], TOP) if p["JOBFILE"].startswith(TOP)
+        else p["JOBFILE"],
+        "workload_description": jobfile.description(text),
+        "workload_depth": jobfile.total_depth(text),
+        "notes": notes,
+        "kernel": kernel_info,
+        "harness_revision": harness_revision(),
+        "qemu_version": qemu.version(),
+        "host_fio_version": subprocess.run(["fio", "--version"], capture_output=True,
+                                           text=True).stdout.strip(),
+        "throttle_iops": p["IOPS"],
+        "device_depth": p["DEPTH"],
+        "ioqpairs": p["IOQPAIRS"],
+        "vcpus": p["VCPUS"],
+    }
+
+
+def main():
+    try:
+        p, notes = params_mod.load()
+    except params_mod.ParamError as e:
+        print("bench: " + str(e), file=sys.stderr)
+        return 1
+    for n in notes:
+        say("note: " + n)
+    if not os.path.exists(KERNEL) or not os.path.exists(INITRD):
+        print("bench: no kernel or initramfs in %s; run make bench, not bench.py" % BUILD,
+              file=sys.stderr)
+        return 1
+    if p["SCHED"] == "fiops" and not has_fiops():
+        print("bench: fiops is not in this kernel (kernel-patches/series does not add "
+              "CONFIG_MQ_IOSCHED_FIOPS)", file=sys.stderr)
+        return 1
+
+    with open(p["JOBFILE"]) as f:
+        text = f.read()
+    if p["NR_REQUESTS"] is None:
+        p["NR_REQUESTS"] = min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
+    steps = plan_steps(p)
+    if p["TIMEOUT"] is None:
+        p["TIMEOUT"] = auto_timeout(p, steps)
+
+    when = utc_now()
+    run_dir = make_run_dir(p["SCHED"], p["WORKLOAD"], when)
+    meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), text, when)
+    meta["timeout"] = p["TIMEOUT"]
+    meta["accel"], meta["accel_note"] = choose_accel(p, run_dir)
+    write_inputs(run_dir, p, steps, text)
+    if os.environ.get("GUEST_HANG") == "1":
+        open(os.path.join(run_dir, "hang"), "w").close()
+    code = 0
+    try:
+        boot(run_dir, p, meta, steps)
+        result = analyse(run_dir, p, meta)
+        meta["status"] = "ok"
+        say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled"
+            % (p["SCHED"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"]))
+        for t in result["tasks"]:
+            say("  %-16s pid %-6s %8.1f IOPS  share %.3f"
+                % (t["name"], t["pid"], t["iops"], t["share"]))
+        if not meta["valid"]:
+            for r in meta["invalid_reasons"]:
+                print("bench: INVALID RUN: " + r, file=sys.stderr)
+            code = 2
+    except (RunError, OSError, ValueError, KeyError) as e:
+        meta["status"] = "failed"
+        meta["reason"] = str(e)
+        print("bench: FAILED: %s" % e, file=sys.stderr)
+        code = 1
+    meta["end"] = utc_now().isoformat()
+    write_json(os.path.join(run_dir, "meta.json"), meta)
+    print("run: " + run_dir)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

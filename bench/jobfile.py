@@ -1,0 +1,89 @@
+"""Prepare a workload's fio jobfile for the guest, and read what it asks.
+
+The harness owns the device, the runtime and the ramp: a prelude sets them
+through environment variables the guest fills in, and the same options are
+taken out of the workload (each removal is left as a comment), so that any
+fio jobfile runs unchanged otherwise.
+"""
+
+import re
+
+OWNED = ("filename", "directory", "runtime", "time_based", "ramp_time")
+
+PRELUDE = """\
+# Prepended by bench/jobfile.py: the harness sets device, runtime and ramp.
+[global]
+filename=${FIO_DEV}
+runtime=${FIO_RUNTIME}
+ramp_time=${FIO_RAMP}
+time_based=1
+
+"""
+
+SECTION = re.compile(r"^\s*\[(.+)\]\s*$")
+OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
+
+
+def prepare(text):
+    """Return the jobfile the guest runs: prelude + workload minus owned options."""
+    out = [PRELUDE]
+    for line in text.splitlines():
+        m = OPTION.match(line)
+        if m and not line.lstrip().startswith(("#", ";")) and m.group(1) in OWNED:
+            out.append("# bench: removed %r\n" % line.strip())
+        else:
+            out.append(line + "\n")
+    return "".join(out)
+
+
+def _number(value, default):
+    """fio integers may carry k/m suffixes; depth and numjobs do not need them."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def jobs(text):
+    """List the job sections as dicts of options, with [global] inherited.
+
+    fio applies every [global] to the jobs after it; a job's own options
+    override.  Comments start with # or ;.
+    """
+    current_global = {}
+    result = []
+    section = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        m = SECTION.match(line)
+        if m:
+            name = m.group(1).strip()
+            if name == "global":
+                section = current_global
+            else:
+                section = dict(current_global)
+                section["name"] = name
+                result.append(section)
+            continue
+        m = OPTION.match(line)
+        if m and section is not None:
+            section[m.group(1)] = m.group(2) if m.group(2) is not None else "1"
+    return result
+
+
+def total_depth(text):
+    """How many requests the workload can have in flight at once."""
+    return sum(_number(j.get("iodepth"), 1) * _number(j.get("numjobs"), 1)
+               for j in jobs(text))
+
+
+def description(text):
+    """The opening comment block of a workload, as one line."""
+    words = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        words.append(line.lstrip("#").strip())
+    return " ".join(w for w in words if w)

@@ -1,0 +1,108 @@
+"""Bench parameters: defaults, validation, and the 2012 scheduler names.
+
+Every parameter comes from the environment (make exports them) and is
+recorded in meta.json.  Bad values stop the run before anything boots.
+"""
+
+import os
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "fiops")
+ALIASES = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
+
+# name: (default, description).  "auto" values are derived in bench.py.
+DEFAULTS = {
+    "SCHED": ("none", "I/O scheduler on the measured device"),
+    "WORKLOAD": ("equal-readers", "name in workloads/ or path to a fio jobfile"),
+    "IOPS": ("1000", "QEMU throttle on the measured device (iops-total)"),
+    "DEPTH": ("4", "nvme.io_queue_depth; the device has DEPTH-1 tags"),
+    "NR_REQUESTS": ("auto", "queue/nr_requests; auto = max(64, workload depth)"),
+    "RUNTIME": ("30", "seconds of measured fio run"),
+    "RAMP": ("2", "seconds fio runs before it starts counting"),
+    "CAL_RUNTIME": ("5", "seconds of the unthrottled calibration run"),
+    "VCPUS": ("2", "guest CPUs"),
+    "ACCEL": ("tcg", "tcg, or kvm (probed, falls back to tcg)"),
+    "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
+    "MEM": ("1024", "guest memory in MiB"),
+    "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),
+}
+
+# Inclusive integer ranges.  DEPTH: the nvme driver takes 2..4095.
+# NR_REQUESTS: blk-mq caps scheduler queues at MAX_SCHED_RQ (2048).
+RANGES = {
+    "IOPS": (10, 1000000),
+    "DEPTH": (2, 4095),
+    "NR_REQUESTS": (1, 2048),
+    "RUNTIME": (1, 3600),
+    "RAMP": (0, 600),
+    "CAL_RUNTIME": (1, 600),
+    "VCPUS": (1, 8),
+    "IOQPAIRS": (1, 8),
+    "MEM": (256, 16384),
+    "TIMEOUT": (5, 36000),
+}
+
+
+AUTO = ("NR_REQUESTS", "TIMEOUT")
+
+
+class ParamError(ValueError):
+    """A parameter value that cannot be used; the message says why."""
+
+
+def resolve_workload(value):
+    """Return the jobfile path for a workload name or path."""
+    if os.sep in value or value.endswith(".fio"):
+        path = os.path.abspath(value)
+    else:
+        path = os.path.join(TOP, "workloads", value + ".fio")
+    if not os.path.isfile(path):
+        known = sorted(f[:-4] for f in os.listdir(os.path.join(TOP, "workloads"))
+                       if f.endswith(".fio"))
+        raise ParamError("WORKLOAD=%s: no such jobfile %s (known: %s)"
+                         % (value, path, " ".join(known)))
+    return path
+
+
+def parse_int(name, value):
+    lo, hi = RANGES[name]
+    try:
+        number = int(value, 10)
+    except ValueError:
+        raise ParamError("%s=%s: not a whole number" % (name, value)) from None
+    if not lo <= number <= hi:
+        raise ParamError("%s=%s: must be between %d and %d" % (name, value, lo, hi))
+    return number
+
+
+def load(env=None):
+    """Read and validate the parameters; return (params, notes)."""
+    env = os.environ if env is None else env
+    raw = {name: (env.get(name) or default) for name, (default, _) in DEFAULTS.items()}
+    notes = []
+    params = {}
+
+    sched = raw["SCHED"]
+    if sched in ALIASES:
+        notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
+        sched = ALIASES[sched]
+    if sched not in SCHEDULERS:
+        raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq)"
+                         % (sched, ", ".join(SCHEDULERS)))
+    params["SCHED"] = sched
+
+    params["WORKLOAD"] = raw["WORKLOAD"]
+    params["JOBFILE"] = resolve_workload(raw["WORKLOAD"])
+
+    accel = raw["ACCEL"]
+    if accel not in ("tcg", "kvm"):
+        raise ParamError("ACCEL=%s: must be tcg or kvm" % accel)
+    params["ACCEL"] = accel
+
+    for name in RANGES:
+        if raw[name] == "auto" and name in AUTO:
+            params[name] = None
+        else:
+            params[name] = parse_int(name, raw[name])
+    return params, notes

@@ -1,0 +1,114 @@
+"""Build the QEMU command line, probe KVM, and run a guest with a timeout."""
+
+import os
+import subprocess
+import time
+
+QEMU = os.environ.get("QEMU", "qemu-system-x86_64")
+
+# The measured device and its unthrottled twin, found in the guest by serial.
+THROTTLED = "thr"
+UNTHROTTLED = "raw"
+
+
+def version():
+    out = subprocess.run([QEMU, "--version"], capture_output=True, text=True)
+    return out.stdout.splitlines()[0] if out.returncode == 0 else "unknown"
+
+
+def kernel_cmdline(depth, extra=""):
+    """Guest kernel command line.
+
+    idle=poll: under TCG a vCPU that halts is woken only when the emulator
+    notices the interrupt; polling keeps completions from waiting on that.
+    """
+    args = ["console=ttyS0", "idle=poll", "panic=-1", "nvme.io_queue_depth=%d" % depth]
+    if extra:
+        args.append(extra)
+    return " ".join(args)
+
+
+def nvme_args(serial, image, ioqpairs, iops=None):
+    """One NVMe controller with one namespace backed by a raw image.
+
+    QEMU's leaky bucket cannot hold less than iops/10 requests (100 ms) when
+    no burst is set, and a burst must be at least the average: the harness
+    keeps that default and lets fio's ramp_time swallow the initial burst.
+    """
+    drive = "file=%s,if=none,id=%s,format=raw,aio=threads,cache=writeback" % (image, serial)
+    if iops:
+        drive += ",throttling.iops-total=%d" % iops
+    device = "nvme,drive=%s,serial=%s,max_ioqpairs=%d" % (serial, serial, ioqpairs)
+    return ["-drive", drive, "-device", device]
+
+
+def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks):
+    """Full command line; disks is a list of nvme_args() lists."""
+    cmd = [QEMU, "-nodefaults", "-no-reboot", "-display", "none",
+           "-accel", accel, "-m", str(mem), "-smp", str(vcpus),
+           "-kernel", kernel, "-append", cmdline,
+           "-serial", "file:%s" % console]
+    if accel == "kvm":
+        cmd += ["-cpu", "max"]
+    if initrd:
+        cmd += ["-initrd", initrd]
+    if share:
+        cmd += ["-virtfs", "local,path=%s,mount_tag=results,security_model=none,id=results"
+                % share]
+    for d in disks:
+        cmd += d
+    return cmd
+
+
+def run(cmd, timeout, log, console=None, progress=None):
+    """Run QEMU; return (returncode, elapsed, timed_out).  Kills on timeout.
+
+    While it runs, every console line the guest init prints ("fiops: ...")
+    is passed to progress, so that a long run shows where it is.
+    """
+    start = time.monotonic()
+    seen = 0
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        timed_out = False
+        while proc.poll() is None:
+            if time.monotonic() - start > timeout:
+                proc.kill()
+                timed_out = True
+                break
+            time.sleep(0.5)
+            seen = _report(console, seen, progress)
+        rc = proc.wait()
+    _report(console, seen, progress)
+    return rc, time.monotonic() - start, timed_out
+
+
+def _report(console, seen, progress):
+    """Pass new "fiops:" console lines to progress; return lines seen."""
+    if not (console and progress and os.path.exists(console)):
+        return seen
+    with open(console, errors="replace") as f:
+        lines = f.read().splitlines()
+    for line in lines[seen:]:
+        if line.startswith("fiops: "):
+            progress(line[len("fiops: "):])
+    return len(lines)
+
+
+def probe_kvm(kernel, workdir):
+    """Does KVM boot a kernel here?  Nested KVM hangs after SeaBIOS on these
+    machines, so boot the kernel with no root and wait for its panic."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False, "/dev/kvm is not accessible"
+    console = os.path.join(workdir, "kvm-probe-console.log")
+    cmd = command(kernel, None, "kvm", 1, 256, "console=ttyS0 panic=-1", console,
+                  None, [])
+    rc, elapsed, timed_out = run(cmd, 30, os.path.join(workdir, "kvm-probe-qemu.log"))
+    with open(console, errors="replace") as f:
+        text = f.read()
+    if "Kernel panic" in text:
+        return True, "kvm booted the kernel in %.1fs" % elapsed
+    if timed_out:
+        return False, "kvm probe did not reach the kernel within 30s"
+    return False, "kvm probe exited %d before the kernel ran" % rc

@@ -1,0 +1,43 @@
+"""Per-task numbers from fio's JSON: the summary.json of a run."""
+
+
+def job_iops(job):
+    return sum(job[d]["iops"] for d in ("read", "write", "trim"))
+
+
+def job_ios(job):
+    return sum(job[d]["total_ios"] for d in ("read", "write", "trim"))
+
+
+def tasks(fio, pids):
+    """One entry per fio job, in the JSON's order.
+
+    pids come from the guest, sorted; fio forks jobs in job order, so they
+    pair up by position.  When the counts differ no pid is guessed.
+    """
+    jobs = fio["jobs"]
+    if len(pids) != len(jobs):
+        pids = [None] * len(jobs)
+    total = sum(job_iops(j) for j in jobs) or 1.0
+    result = []
+    for job, pid in zip(jobs, pids):
+        iops = job_iops(job)
+        result.append({"name": job["jobname"], "pid": pid, "iops": round(iops, 1),
+                       "ios": job_ios(job), "share": round(iops / total, 4)})
+    return result
+
+
+def build(p, meta, main):
+    return {
+        "scheduler": p["SCHED"],
+        "workload": p["WORKLOAD"],
+        "throttle_iops": p["IOPS"],
+        "device_depth": p["DEPTH"],
+        "device_tags": meta["device_tags"],
+        "nr_requests": meta["nr_requests_set"],
+        "total_iops": main["total_iops"],
+        "throttle_utilization": round(main["total_iops"] / p["IOPS"], 3),
+        "ceiling_iops": meta["calibration"]["ceiling_iops"],
+        "valid": meta["valid"],
+        "tasks": main["tasks"],
+    }

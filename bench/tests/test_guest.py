@@ -1,0 +1,126 @@
+"""Guest tests: each boots the built kernel in QEMU through bench.py."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(os.path.dirname(HERE), "bench.py")
+RUN_FILES = ("meta.json", "summary.json", "job.fio", "workload.fio", "plan",
+             "console.log", "dmesg.txt", "guest/info.txt",
+             "guest/calibration/fio.json", "guest/main/fio.json",
+             "guest/main/blktrace.log", "guest/main/pids.txt", "guest/main/queue.txt")
+IN_TREE = ("none", "mq-deadline", "bfq", "kyber")
+
+
+def bench(results, **env):
+    """Run bench.py; return (completed process, run folder or None)."""
+    full = dict(os.environ, RESULTS=results, **{k: str(v) for k, v in env.items()})
+    out = subprocess.run([sys.executable, BENCH], capture_output=True, text=True,
+                         env=full, timeout=900)
+    lines = out.stdout.strip().splitlines()
+    run = lines[-1][len("run: "):] if lines and lines[-1].startswith("run: ") else None
+    return out, run
+
+
+def load(run, name):
+    with open(os.path.join(run, name)) as f:
+        return json.load(f)
+
+
+class GuestTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="fiops-test-")
+        cls.results = cls.tmp.name
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def assert_complete(self, run):
+        for name in RUN_FILES:
+            self.assertTrue(os.path.exists(os.path.join(run, name)), name)
+        traces = [f for f in os.listdir(os.path.join(run, "guest", "main"))
+                  if ".blktrace." in f]
+        self.assertTrue(traces, "no blktrace output")
+
+
+class SmokeTest(GuestTest):
+    """Every in-tree scheduler: verified mixed I/O, complete folder, clean dmesg."""
+
+    def check(self, sched):
+        out, run = bench(self.results, SCHED=sched, WORKLOAD="smoke-verify",
+                         RUNTIME=6, CAL_RUNTIME=3, RAMP=1)
+        self.assertIsNotNone(run, out.stdout + out.stderr)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assert_complete(run)
+        meta, summ = load(run, "meta.json"), load(run, "summary.json")
+        self.assertEqual(meta["status"], "ok")
+        self.assertTrue(meta["valid"], meta.get("invalid_reasons"))
+        self.assertEqual(meta["dmesg_problems"], [])
+        self.assertIn("[%s]" % sched, meta["guest"]["nvme0n1.schedulers"]
+                      if meta["guest"].get("nvme0n1.serial") == "thr"
+                      else open(os.path.join(run, "guest/main/queue.txt")).read())
+        self.assertEqual(summ["scheduler"], sched)
+        self.assertEqual(summ["device_tags"], 3)
+        self.assertEqual(len(summ["tasks"]), 2)
+        for t in summ["tasks"]:
+            self.assertGreater(t["ios"], 0)
+            self.assertIsInstance(t["pid"], int)
+        self.assertAlmostEqual(sum(t["share"] for t in summ["tasks"]), 1.0, places=2)
+        fio = load(run, "guest/main/fio.json")
+        self.assertTrue(all(j["error"] == 0 for j in fio["jobs"]))
+        self.assertTrue(all(j["job options"].get("verify") == "crc32c" for j in fio["jobs"]))
+
+    def test_none(self):
+        self.check("none")
+
+    def test_mq_deadline(self):
+        self.check("mq-deadline")
+
+    def test_bfq(self):
+        self.check("bfq")
+
+    def test_kyber(self):
+        self.check("kyber")
+
+
+class ThrottleTest(GuestTest):
+    def test_default_readers_saturate_the_throttle(self):
+        out, run = bench(self.results, SCHED="mq-deadline", RUNTIME=10, CAL_RUNTIME=3)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        summ, meta = load(run, "summary.json"), load(run, "meta.json")
+        self.assertEqual(len(summ["tasks"]), 4)
+        self.assertGreaterEqual(meta["calibration"]["ceiling_over_throttle"], 2.0)
+        self.assertAlmostEqual(summ["total_iops"] / summ["throttle_iops"], 1.0, delta=0.05)
+        self.assertEqual(meta["blktrace_dropped"], 0)
+
+
+class FailureTest(GuestTest):
+    def test_hung_guest_is_killed_and_reported(self):
+        out, run = bench(self.results, GUEST_HANG=1, TIMEOUT=25, RUNTIME=5)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("did not finish within 25s", out.stderr)
+        self.assertIn("console log: " + os.path.join(run, "console.log"), out.stderr)
+        meta = load(run, "meta.json")
+        self.assertEqual(meta["status"], "failed")
+        with open(os.path.join(run, "console.log")) as f:
+            self.assertIn("hang requested by the host", f.read())
+
+    def test_fiops_absent_fails_before_boot(self):
+        with open(os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                               "build", "linux", ".config")) as f:
+            if "CONFIG_MQ_IOSCHED_FIOPS=y" in f.read():
+                self.skipTest("fiops is in this kernel")
+        out, run = bench(self.results, SCHED="fiops")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("fiops is not in this kernel", out.stderr)
+        self.assertIsNone(run)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,179 @@
+"""Host tests of the orchestrator: no guest is booted."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import bench  # noqa: E402
+import jobfile  # noqa: E402
+import params  # noqa: E402
+import summary  # noqa: E402
+
+
+class ParamsTest(unittest.TestCase):
+    def load(self, **env):
+        return params.load({k: str(v) for k, v in env.items()})
+
+    def test_defaults(self):
+        p, notes = self.load()
+        self.assertEqual(p["SCHED"], "none")
+        self.assertEqual(p["IOPS"], 1000)
+        self.assertEqual(p["DEPTH"], 4)
+        self.assertIsNone(p["NR_REQUESTS"])
+        self.assertTrue(p["JOBFILE"].endswith("workloads/equal-readers.fio"))
+        self.assertEqual(notes, [])
+
+    def test_2012_names_map_with_a_note(self):
+        for old, new in (("noop", "none"), ("deadline", "mq-deadline"), ("cfq", "bfq")):
+            p, notes = self.load(SCHED=old)
+            self.assertEqual(p["SCHED"], new)
+            self.assertIn("2012 name", notes[0])
+
+    def test_bad_values_are_named(self):
+        cases = [
+            (dict(SCHED="cfq2"), "SCHED=cfq2"),
+            (dict(IOPS="fast"), "IOPS=fast: not a whole number"),
+            (dict(IOPS="0"), "IOPS=0: must be between"),
+            (dict(DEPTH="1"), "DEPTH=1: must be between 2"),
+            (dict(DEPTH="4096"), "DEPTH=4096"),
+            (dict(NR_REQUESTS="4096"), "NR_REQUESTS=4096"),
+            (dict(IOPS="auto"), "IOPS=auto"),
+            (dict(RUNTIME="-3"), "RUNTIME=-3"),
+            (dict(ACCEL="hvf"), "ACCEL=hvf"),
+            (dict(WORKLOAD="no-such-workload"), "known: "),
+            (dict(VCPUS="9"), "VCPUS=9"),
+        ]
+        for env, message in cases:
+            with self.assertRaises(params.ParamError) as cm:
+                self.load(**env)
+            self.assertIn(message, str(cm.exception), env)
+
+    def test_workload_path(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".fio") as f:
+            p, _ = self.load(WORKLOAD=f.name)
+            self.assertEqual(p["JOBFILE"], f.name)
+
+
+class JobfileTest(unittest.TestCase):
+    TEXT = """# two readers
+# expect: a=1 b=1
+[global]
+iodepth=4
+filename=/dev/sda
+runtime=60
+[a]
+numjobs=2
+[b]
+iodepth=16
+time_based
+"""
+
+    def test_prepare_owns_device_and_time(self):
+        out = jobfile.prepare(self.TEXT)
+        self.assertTrue(out.startswith(jobfile.PRELUDE))
+        body = out[len(jobfile.PRELUDE):]
+        for opt in ("filename=/dev/sda", "runtime=60", "time_based"):
+            self.assertIn("# bench: removed '%s'" % opt, body)
+        self.assertNotIn("\nfilename=/dev/sda", body)
+        self.assertIn("iodepth=16", body)
+
+    def test_jobs_inherit_global(self):
+        jobs = jobfile.jobs(self.TEXT)
+        self.assertEqual([j["name"] for j in jobs], ["a", "b"])
+        self.assertEqual(jobs[0]["iodepth"], "4")
+        self.assertEqual(jobs[1]["iodepth"], "16")
+        self.assertEqual(jobs[1]["time_based"], "1")
+
+    def test_total_depth(self):
+        self.assertEqual(jobfile.total_depth(self.TEXT), 2 * 4 + 16)
+
+    def test_description(self):
+        self.assertEqual(jobfile.description(self.TEXT), "two readers expect: a=1 b=1")
+
+
+def fio_job(name, read_iops, write_iops=0.0, ios=100):
+    zero = {"iops": 0.0, "total_ios": 0}
+    return {"jobname": name, "error": 0,
+            "read": {"iops": read_iops, "total_ios": ios},
+            "write": {"iops": write_iops, "total_ios": 0}, "trim": zero}
+
+
+class SummaryTest(unittest.TestCase):
+    def test_shares_and_pids(self):
+        fio = {"jobs": [fio_job("a", 300.0), fio_job("b", 100.0, 100.0)]}
+        t = summary.tasks(fio, [101, 102])
+        self.assertEqual([x["pid"] for x in t], [101, 102])
+        self.assertEqual([x["share"] for x in t], [0.6, 0.4])
+        self.assertEqual(t[1]["iops"], 200.0)
+
+    def test_pid_count_mismatch_guesses_nothing(self):
+        fio = {"jobs": [fio_job("a", 1.0), fio_job("b", 1.0)]}
+        self.assertEqual([x["pid"] for x in summary.tasks(fio, [7])], [None, None])
+
+
+class RunDirTest(unittest.TestCase):
+    def test_runs_never_overwrite(self):
+        with tempfile.TemporaryDirectory() as d:
+            saved = bench.RESULTS
+            bench.RESULTS = d
+            try:
+                when = bench.utc_now()
+                a = bench.make_run_dir("bfq", "equal-readers", when)
+                b = bench.make_run_dir("bfq", "equal-readers", when)
+                c = bench.make_run_dir("bfq", "/x/y/my job.fio", when)
+            finally:
+                bench.RESULTS = saved
+            self.assertNotEqual(a, b)
+            self.assertTrue(os.path.basename(a).endswith("-bfq-equal-readers"))
+            self.assertTrue(b.endswith(".2"))
+            self.assertTrue(c.endswith("-bfq-my_job"))
+
+    def test_blktrace_drop_count(self):
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("  Total:     25826 events (dropped 3),     1211 KiB data\n")
+            f.flush()
+            self.assertEqual(bench.blktrace_dropped(f.name), 3)
+        self.assertIsNone(bench.blktrace_dropped("/nonexistent"))
+
+
+class CliTest(unittest.TestCase):
+    """bench.py as make runs it: bad parameters fail before any boot."""
+
+    def run_bench(self, **env):
+        with tempfile.TemporaryDirectory() as results:
+            full = dict(os.environ, RESULTS=results, **env)
+            out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "bench.py")],
+                                 capture_output=True, text=True, env=full, timeout=60)
+            return out, os.listdir(results)
+
+    def test_bad_parameter_fails_without_a_run(self):
+        out, runs = self.run_bench(SCHED="anticipatory")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("SCHED=anticipatory: must be one of", out.stderr)
+        self.assertEqual(runs, [])
+
+
+class WorkloadsTest(unittest.TestCase):
+    def test_every_workload_parses(self):
+        wdir = os.path.join(params.TOP, "workloads")
+        names = sorted(f for f in os.listdir(wdir) if f.endswith(".fio"))
+        self.assertTrue(names)
+        env = dict(os.environ, FIO_DEV="/dev/null", FIO_RUNTIME="1", FIO_RAMP="0")
+        for name in names:
+            with open(os.path.join(wdir, name)) as f:
+                text = f.read()
+            self.assertTrue(jobfile.description(text), name + " has no opening comment")
+            with tempfile.NamedTemporaryFile("w", suffix=".fio") as job:
+                job.write(jobfile.prepare(text))
+                job.flush()
+                out = subprocess.run(["fio", "--parse-only", job.name], env=env,
+                                     capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, name + ": " + out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Build the guest initramfs: busybox-static, fio, blktrace and blkparse with
+# the shared libraries they need, copied from this machine's packages, and
+# guest/init.  Uncompressed: unpacking gzip under TCG costs seconds a boot.
+set -eu
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+OUT=$BUILD/initramfs.cpio
+BINARIES="/usr/bin/fio /usr/sbin/blktrace /usr/bin/blkparse"
+
+stamp() {
+	{
+		cat "$TOP/guest/init" "$0"
+		dpkg-query -W fio blktrace busybox-static libc6
+	} | sha256sum | cut -d' ' -f1
+}
+
+mkdir -p "$BUILD"
+if [ -f "$OUT" ] && [ "$(cat "$BUILD/initramfs.stamp" 2>/dev/null)" = "$(stamp)" ]; then
+	echo "guest: initramfs up to date"
+	exit 0
+fi
+
+root=$BUILD/initramfs.root
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
+	"$root/dev" "$root/proc" "$root/sys" "$root/tmp" "$root/out"
+cp /bin/busybox "$root/bin/busybox"
+for b in $BINARIES; do
+	cp "$b" "$root$b"
+done
+# Every shared library the binaries load, at the path ldd resolved.
+for lib in $(ldd $BINARIES | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u); do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+# fio's external I/O engines, if the package ships any.
+if [ -d /usr/lib/x86_64-linux-gnu/fio ]; then
+	mkdir -p "$root/usr/lib/x86_64-linux-gnu"
+	cp -r /usr/lib/x86_64-linux-gnu/fio "$root/usr/lib/x86_64-linux-gnu/"
+fi
+cp "$TOP/guest/init" "$root/init"
+chmod 755 "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet) > "$OUT.new"
+mv "$OUT.new" "$OUT"
+stamp > "$BUILD/initramfs.stamp"
+echo "guest: built $OUT ($(du -h "$OUT" | cut -f1))"
