@@ -8,14 +8,15 @@ export BUILD RESULTS PYTHON
 
 # Bench parameters; defaults live in bench/params.py and the README.
 BENCH_VARS := SCHED WORKLOAD IOPS DEPTH NR_REQUESTS RUNTIME RAMP VCPUS ACCEL \
-	IOQPAIRS CAL_RUNTIME MEM TIMEOUT
+	IOQPAIRS IDLE CAL_RUNTIME MEM TIMEOUT
 export $(BENCH_VARS)
 
-.PHONY: help deps kernel guest bench test lint clean
+.PHONY: help deps kernel guest bench calibrate test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
 	@echo "make test                host tests, KUnit, lint and guest smoke tests"
+	@echo "make calibrate           unthrottled ceilings per scheduler and guest setting"
 	@echo "make deps | kernel | guest | lint | clean"
 
 deps:
@@ -30,10 +31,13 @@ guest: deps
 bench: kernel guest
 	@$(PYTHON) bench/bench.py
 
+calibrate: kernel guest
+	@$(PYTHON) bench/calibrate.py
+
 lint: kernel
 	@sh bench/lint.sh
 
-test: kernel guest
+test: lint guest
 	@$(PYTHON) bench/tests/run.py
 
 clean:

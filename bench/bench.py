@@ -142,7 +142,7 @@ def boot(run_dir, p, meta, steps):
         console = os.path.join(run_dir, "console.log")
         cmd = qemu.command(
             KERNEL, INITRD, meta["accel"], p["VCPUS"], p["MEM"],
-            qemu.kernel_cmdline(p["DEPTH"]), console, run_dir,
+            qemu.kernel_cmdline(p["DEPTH"], p["IDLE"]), console, run_dir,
             [qemu.nvme_args(qemu.THROTTLED, disks[qemu.THROTTLED], p["IOQPAIRS"], p["IOPS"]),
              qemu.nvme_args(qemu.UNTHROTTLED, disks[qemu.UNTHROTTLED], p["IOQPAIRS"])])
         meta["qemu_cmdline"] = cmd

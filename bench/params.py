@@ -23,6 +23,7 @@ DEFAULTS = {
     "CAL_RUNTIME": ("5", "seconds of the unthrottled calibration run"),
     "VCPUS": ("2", "guest CPUs"),
     "ACCEL": ("tcg", "tcg, or kvm (probed, falls back to tcg)"),
+    "IDLE": ("poll", "guest idle loop: poll (idle=poll) or halt (kernel default)"),
     "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
     "MEM": ("1024", "guest memory in MiB"),
     "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),
@@ -99,6 +100,10 @@ def load(env=None):
     if accel not in ("tcg", "kvm"):
         raise ParamError("ACCEL=%s: must be tcg or kvm" % accel)
     params["ACCEL"] = accel
+
+    if raw["IDLE"] not in ("poll", "halt"):
+        raise ParamError("IDLE=%s: must be poll or halt" % raw["IDLE"])
+    params["IDLE"] = raw["IDLE"]
 
     for name in RANGES:
         if raw[name] == "auto" and name in AUTO:

@@ -16,15 +16,16 @@ def version():
     return out.stdout.splitlines()[0] if out.returncode == 0 else "unknown"
 
 
-def kernel_cmdline(depth, extra=""):
+def kernel_cmdline(depth, idle="poll"):
     """Guest kernel command line.
 
-    idle=poll: under TCG a vCPU that halts is woken only when the emulator
-    notices the interrupt; polling keeps completions from waiting on that.
+    idle=poll: under TCG a halted vCPU sleeps in the emulator until an
+    interrupt kicks it, and a completion then waits for that wake-up; a
+    polling idle loop takes the interrupt at once (see the README).
     """
-    args = ["console=ttyS0", "idle=poll", "panic=-1", "nvme.io_queue_depth=%d" % depth]
-    if extra:
-        args.append(extra)
+    args = ["console=ttyS0", "panic=-1", "nvme.io_queue_depth=%d" % depth]
+    if idle == "poll":
+        args.append("idle=poll")
     return " ".join(args)
 
 

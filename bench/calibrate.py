@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""make calibrate: how fast can the guest go, per scheduler, per guest setting?
+
+Boots once per variant of the guest settings and runs the workload
+unthrottled under every in-tree scheduler in that boot, then prints the
+ceilings as a table and writes calibration.json.  This is the evidence for
+the defaults in bench/params.py (see the README's calibration section).
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+import params as params_mod  # noqa: E402
+import qemu  # noqa: E402
+
+SCHEDS = ("none", "mq-deadline", "bfq", "kyber")
+# Each variant changes the defaults by these parameters.
+VARIANTS = (
+    {"IDLE": "halt", "VCPUS": "2"},
+    {"IDLE": "poll", "VCPUS": "2"},
+    {"IDLE": "poll", "VCPUS": "1"},
+    {"IDLE": "poll", "VCPUS": "2", "IOQPAIRS": "2"},
+)
+
+
+def run_variant(top_dir, overrides, scheds, depth_env):
+    env = dict(os.environ, **overrides)
+    if depth_env:
+        env["DEPTH"] = depth_env
+    p, _ = params_mod.load(env)
+    with open(p["JOBFILE"]) as f:
+        text = f.read()
+    p["NR_REQUESTS"] = p["NR_REQUESTS"] or max(64, bench.jobfile.total_depth(text))
+    steps = [("cal-" + s, qemu.UNTHROTTLED, s, 0 if s == "none" else p["NR_REQUESTS"],
+              p["CAL_RUNTIME"], 0) for s in scheds]
+    name = "-".join("%s%s" % (k.lower(), v) for k, v in sorted(overrides.items()))
+    run_dir = os.path.join(top_dir, name)
+    os.mkdir(run_dir)
+    p["TIMEOUT"] = p["TIMEOUT"] or bench.auto_timeout(p, steps)
+    meta = {"params": {k: v for k, v in p.items() if k != "JOBFILE"},
+            "accel": "tcg", "timeout": p["TIMEOUT"]}
+    bench.write_inputs(run_dir, p, steps, text)
+    bench.boot(run_dir, p, meta, steps)
+    row = {"variant": overrides, "depth": p["DEPTH"], "ceilings": {}}
+    for s in scheds:
+        step, _ = bench.collect_step(run_dir, "cal-" + s)
+        row["ceilings"][s] = step["total_iops"]
+    bench.write_json(os.path.join(run_dir, "meta.json"), dict(meta, result=row))
+    return row
+
+
+def main():
+    scheds = os.environ.get("SCHEDS", " ".join(SCHEDS)).split()
+    when = bench.utc_now()
+    top_dir = bench.make_run_dir("calibrate", os.environ.get("WORKLOAD", "equal-readers"), when)
+    rows = []
+    for overrides in VARIANTS:
+        bench.say("variant %s" % overrides)
+        rows.append(run_variant(top_dir, overrides, scheds, os.environ.get("DEPTH")))
+    bench.write_json(os.path.join(top_dir, "calibration.json"), rows)
+    print("%-40s %s" % ("variant (unthrottled IOPS)", " ".join("%12s" % s for s in scheds)))
+    for r in rows:
+        label = " ".join("%s=%s" % kv for kv in sorted(r["variant"].items()))
+        label += " DEPTH=%d" % r["depth"]
+        print("%-40s %s" % (label, " ".join("%12.0f" % r["ceilings"][s] for s in scheds)))
+    print("run: " + top_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
