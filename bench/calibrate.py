@@ -19,10 +19,11 @@ import qemu  # noqa: E402
 SCHEDS = ("none", "mq-deadline", "bfq", "kyber")
 # Each variant changes the defaults by these parameters.
 VARIANTS = (
-    {"IDLE": "halt", "VCPUS": "2"},
-    {"IDLE": "poll", "VCPUS": "2"},
-    {"IDLE": "poll", "VCPUS": "1"},
-    {"IDLE": "poll", "VCPUS": "2", "IOQPAIRS": "2"},
+    {"IDLE": "halt", "VCPUS": "2", "IOQPAIRS": "1"},
+    {"IDLE": "halt", "VCPUS": "1", "IOQPAIRS": "1"},
+    {"IDLE": "halt", "VCPUS": "2", "IOQPAIRS": "2"},
+    {"IDLE": "poll", "VCPUS": "2", "IOQPAIRS": "1"},
+    {"IDLE": "poll", "VCPUS": "1", "IOQPAIRS": "1"},
 )
 
 
@@ -43,11 +44,19 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     meta = {"params": {k: v for k, v in p.items() if k != "JOBFILE"},
             "accel": "tcg", "timeout": p["TIMEOUT"]}
     bench.write_inputs(run_dir, p, steps, text)
-    bench.boot(run_dir, p, meta, steps)
-    row = {"variant": overrides, "depth": p["DEPTH"], "ceilings": {}}
+    row = {"variant": overrides, "depth": p["DEPTH"], "ceilings": {}, "failed": {}}
+    try:
+        bench.boot(run_dir, p, meta, steps)
+    except bench.RunError as e:
+        row["failed"] = {s: str(e) for s in scheds}
     for s in scheds:
-        step, _ = bench.collect_step(run_dir, "cal-" + s)
-        row["ceilings"][s] = step["total_iops"]
+        if s in row["failed"]:
+            continue
+        try:
+            step, _ = bench.collect_step(run_dir, "cal-" + s)
+            row["ceilings"][s] = step["total_iops"]
+        except (bench.RunError, OSError) as e:
+            row["failed"][s] = str(e)
     bench.write_json(os.path.join(run_dir, "meta.json"), dict(meta, result=row))
     return row
 
@@ -55,7 +64,8 @@ def run_variant(top_dir, overrides, scheds, depth_env):
 def main():
     scheds = os.environ.get("SCHEDS", " ".join(SCHEDS)).split()
     when = bench.utc_now()
-    top_dir = bench.make_run_dir("calibrate", os.environ.get("WORKLOAD", "equal-readers"), when)
+    workload = os.environ.get("WORKLOAD") or params_mod.DEFAULTS["WORKLOAD"][0]
+    top_dir = bench.make_run_dir("calibrate", workload, when)
     rows = []
     for overrides in VARIANTS:
         bench.say("variant %s" % overrides)
@@ -65,7 +75,12 @@ def main():
     for r in rows:
         label = " ".join("%s=%s" % kv for kv in sorted(r["variant"].items()))
         label += " DEPTH=%d" % r["depth"]
-        print("%-40s %s" % (label, " ".join("%12.0f" % r["ceilings"][s] for s in scheds)))
+        cells = ("%12.0f" % r["ceilings"][s] if s in r["ceilings"] else "%12s" % "failed"
+                 for s in scheds)
+        print("%-40s %s" % (label, " ".join(cells)))
+    for r in rows:
+        for s, why in sorted(r["failed"].items()):
+            print("failed: %s %s: %s" % (r["variant"], s, why))
     print("run: " + top_dir)
     return 0
 

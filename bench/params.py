@@ -23,7 +23,7 @@ DEFAULTS = {
     "CAL_RUNTIME": ("5", "seconds of the unthrottled calibration run"),
     "VCPUS": ("2", "guest CPUs"),
     "ACCEL": ("tcg", "tcg, or kvm (probed, falls back to tcg)"),
-    "IDLE": ("poll", "guest idle loop: poll (idle=poll) or halt (kernel default)"),
+    "IDLE": ("halt", "guest idle loop: halt (kernel default) or poll (idle=poll)"),
     "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
     "MEM": ("1024", "guest memory in MiB"),
     "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),

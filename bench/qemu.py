@@ -16,12 +16,12 @@ def version():
     return out.stdout.splitlines()[0] if out.returncode == 0 else "unknown"
 
 
-def kernel_cmdline(depth, idle="poll"):
+def kernel_cmdline(depth, idle="halt"):
     """Guest kernel command line.
 
-    idle=poll: under TCG a halted vCPU sleeps in the emulator until an
-    interrupt kicks it, and a completion then waits for that wake-up; a
-    polling idle loop takes the interrupt at once (see the README).
+    idle=poll is opt-in: two polling vCPUs take both host cores and starve
+    QEMU's main loop and I/O threads, which halves the ceilings measured by
+    make calibrate (see the README).
     """
     args = ["console=ttyS0", "panic=-1", "nvme.io_queue_depth=%d" % depth]
     if idle == "poll":

@@ -10,6 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bench  # noqa: E402
 import jobfile  # noqa: E402
+import kunit  # noqa: E402
 import params  # noqa: E402
 import summary  # noqa: E402
 
@@ -138,6 +139,30 @@ class RunDirTest(unittest.TestCase):
             f.flush()
             self.assertEqual(bench.blktrace_dropped(f.name), 3)
         self.assertIsNone(bench.blktrace_dropped("/nonexistent"))
+
+
+class KtapTest(unittest.TestCase):
+    CONSOLE = """[    1.20] KTAP version 1
+[    1.21] 1..2
+[    1.22]     KTAP version 1
+[    1.23]     # Subtest: fiops
+[    1.24]     1..3
+[    1.25]     ok 1 fiops_test_scale
+[    1.26]     not ok 2 fiops_test_wrap
+[    1.27]     ok 3 fiops_test_cgroup # SKIP no cgroups
+[    1.28] not ok 1 fiops
+[    1.29] ok 2 other_suite
+"""
+
+    def test_suites_and_cases(self):
+        suites, cases = kunit.parse_ktap(self.CONSOLE)
+        self.assertEqual(suites, [("fiops", False, False), ("other_suite", True, False)])
+        self.assertEqual(cases, [("fiops_test_scale", True, False),
+                                 ("fiops_test_wrap", False, False),
+                                 ("fiops_test_cgroup", True, True)])
+
+    def test_no_ktap(self):
+        self.assertEqual(kunit.parse_ktap("Linux version 6.1\nKernel panic\n"), ([], []))
 
 
 class CliTest(unittest.TestCase):
