@@ -90,16 +90,26 @@ def make_run_dir(sched, workload, when):
     raise RunError("cannot create a run folder under %s" % RESULTS)
 
 
-def plan_steps(p):
-    """(name, serial, sched, nr_requests, runtime, trace) per guest step."""
-    nr = 0 if p["SCHED"] == "none" else p["NR_REQUESTS"]
-    return [("calibration", qemu.UNTHROTTLED, p["SCHED"], nr, p["CAL_RUNTIME"], 0),
-            ("main", qemu.THROTTLED, p["SCHED"], nr, p["RUNTIME"], 1)]
+def plan_steps(p, runs, boot_dir):
+    """(folder, serial, sched, nr_requests, runtime, trace, tune) per step.
+
+    Each scheduler gets a calibration on the unthrottled twin and then the
+    measured step, in the order SCHED names them.
+    """
+    tune = ",".join("%s=%s" % kv for kv in p["TUNE"]) or "-"
+    steps = []
+    for sched, run_dir in runs:
+        nr = 0 if sched == "none" else p["NR_REQUESTS"]
+        guest = os.path.normpath(os.path.join(os.path.relpath(run_dir, boot_dir), "guest"))
+        steps.append((guest + "/calibration", qemu.UNTHROTTLED, sched, nr,
+                      p["CAL_RUNTIME"], 0, tune))
+        steps.append((guest + "/main", qemu.THROTTLED, sched, nr, p["RUNTIME"], 1, tune))
+    return steps
 
 
 def auto_timeout(p, steps):
     """Boot allowance plus each step's fio time with room for a slow host."""
-    return 60 + sum(int((s[4] + p["RAMP"]) * 1.5) + 30 for s in steps)
+    return 60 + sum(int((s[4] + p["RAMP"]) * 1.5) + 20 for s in steps)
 
 
 def choose_accel(p, run_dir):
@@ -117,7 +127,7 @@ def write_inputs(run_dir, p, steps, text):
         f.write(jobfile.prepare(text))
     shutil.copy(p["JOBFILE"], os.path.join(run_dir, "workload.fio"))
     with open(os.path.join(run_dir, "plan"), "w") as f:
-        f.write("# name serial scheduler nr_requests runtime trace\n")
+        f.write("# folder serial scheduler nr_requests runtime trace tunables\n")
         for s in steps:
             f.write(" ".join(str(x) for x in s) + "\n")
     with open(os.path.join(run_dir, "guest.env"), "w") as f:
@@ -187,6 +197,9 @@ def collect_step(run_dir, name):
     if rc != 0:
         raise RunError("step %s: fio exited %d; see %s" % (name, rc, os.path.join(d, "fio.log")))
     step = {"queue": read_kv(os.path.join(d, "queue.txt"))}
+    with open(os.path.join(d, "queue.txt")) as f:
+        step["tune_skipped"] = [line.strip().partition("=")[2] for line in f
+                                if line.startswith("tune_skipped=")]
     fio = read_json(os.path.join(d, "fio.json"))
     with open(os.path.join(d, "pids.txt")) as f:
         pids = [int(x) for x in f.read().split()]
@@ -237,6 +250,9 @@ def analyse(run_dir, p, meta):
     meta["guest"] = info
     meta["device_tags"] = int(main["queue"].get("nr_tags", 0))
     meta["nr_requests_set"] = int(main["queue"].get("nr_requests", 0))
+    meta["tunables"] = {k[len("iosched."):]: v for k, v in main["queue"].items()
+                        if k.startswith("iosched.")}
+    meta["tune_skipped"] = main["tune_skipped"]
     meta["calibration"] = {"ceiling_iops": cal["total_iops"],
                            "ceiling_over_throttle": round(cal["total_iops"] / p["IOPS"], 2),
                            "runtime": p["CAL_RUNTIME"], "tasks": cal["tasks"]}
@@ -271,42 +287,31 @@ def base_meta(p, notes, kernel_info, text, when):
     }
 
 
-def main():
-    try:
-        p, notes = params_mod.load()
-    except params_mod.ParamError as e:
-        print("bench: " + str(e), file=sys.stderr)
-        return 1
-    for n in notes:
-        say("note: " + n)
-    if not os.path.exists(KERNEL) or not os.path.exists(INITRD):
-        print("bench: no kernel or initramfs in %s; run make bench, not bench.py" % BUILD,
-              file=sys.stderr)
-        return 1
-    if p["SCHED"] == "fiops" and not has_fiops():
-        print("bench: fiops is not in this kernel (kernel-patches/series does not add "
-              "CONFIG_MQ_IOSCHED_FIOPS)", file=sys.stderr)
-        return 1
+# Files of a boot that every run folder of it gets a copy of.
+SHARED_FILES = ("job.fio", "workload.fio", "plan", "guest.env", "console.log", "qemu.log",
+                "dmesg.txt", os.path.join("guest", "info.txt"))
 
-    with open(p["JOBFILE"]) as f:
-        text = f.read()
-    if p["NR_REQUESTS"] is None:
-        p["NR_REQUESTS"] = min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
-    steps = plan_steps(p)
-    if p["TIMEOUT"] is None:
-        p["TIMEOUT"] = auto_timeout(p, steps)
 
-    when = utc_now()
-    run_dir = make_run_dir(p["SCHED"], p["WORKLOAD"], when)
-    meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), text, when)
-    meta["timeout"] = p["TIMEOUT"]
-    meta["accel"], meta["accel_note"] = choose_accel(p, run_dir)
-    write_inputs(run_dir, p, steps, text)
-    if os.environ.get("GUEST_HANG") == "1":
-        open(os.path.join(run_dir, "hang"), "w").close()
+def share_boot_files(boot_dir, run_dir):
+    if run_dir == boot_dir:
+        return
+    for name in SHARED_FILES:
+        src = os.path.join(boot_dir, name)
+        if os.path.exists(src):
+            os.makedirs(os.path.dirname(os.path.join(run_dir, name)), exist_ok=True)
+            shutil.copy(src, os.path.join(run_dir, name))
+
+
+def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
+    """Analyse one scheduler's run of the boot; write its meta and summary."""
+    meta = json.loads(json.dumps(boot_meta))
+    meta["params"]["SCHED"] = p["SCHED"]
+    meta["scheduler"] = p["SCHED"]
+    share_boot_files(boot_dir, run_dir)
     code = 0
     try:
-        boot(run_dir, p, meta, steps)
+        if boot_error:
+            raise RunError(boot_error)
         result = analyse(run_dir, p, meta)
         meta["status"] = "ok"
         say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled"
@@ -316,16 +321,78 @@ def main():
                 % (t["name"], t["pid"], t["iops"], t["share"]))
         if not meta["valid"]:
             for r in meta["invalid_reasons"]:
-                print("bench: INVALID RUN: " + r, file=sys.stderr)
+                print("bench: INVALID RUN (%s): %s" % (p["SCHED"], r), file=sys.stderr)
             code = 2
     except (RunError, OSError, ValueError, KeyError) as e:
         meta["status"] = "failed"
         meta["reason"] = str(e)
-        print("bench: FAILED: %s" % e, file=sys.stderr)
+        print("bench: FAILED (%s): %s" % (p["SCHED"], e), file=sys.stderr)
         code = 1
     meta["end"] = utc_now().isoformat()
     write_json(os.path.join(run_dir, "meta.json"), meta)
-    print("run: " + run_dir)
+    return code
+
+
+def check_kernel(p):
+    if not os.path.exists(KERNEL) or not os.path.exists(INITRD):
+        return "no kernel or initramfs in %s; run make bench, not bench.py" % BUILD
+    if "fiops" in p["SCHEDS"] and not has_fiops():
+        return ("fiops is not in this kernel (kernel-patches/series does not add "
+                "CONFIG_MQ_IOSCHED_FIOPS)")
+    return None
+
+
+def main():
+    try:
+        p, notes = params_mod.load()
+    except params_mod.ParamError as e:
+        print("bench: " + str(e), file=sys.stderr)
+        return 1
+    for n in notes:
+        say("note: " + n)
+    problem = check_kernel(p)
+    if problem:
+        print("bench: " + problem, file=sys.stderr)
+        return 1
+
+    with open(p["JOBFILE"]) as f:
+        text = f.read()
+    if p["NR_REQUESTS"] is None:
+        p["NR_REQUESTS"] = min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
+
+    when = utc_now()
+    boot_dir = make_run_dir("+".join(p["SCHEDS"]), p["WORKLOAD"], when)
+    if len(p["SCHEDS"]) == 1:
+        runs = [(p["SCHED"], boot_dir)]
+    else:
+        runs = [(s, os.path.join(boot_dir, s)) for s in p["SCHEDS"]]
+    steps = plan_steps(p, runs, boot_dir)
+    if p["TIMEOUT"] is None:
+        p["TIMEOUT"] = auto_timeout(p, steps)
+
+    meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), text, when)
+    meta["timeout"] = p["TIMEOUT"]
+    meta["boot"] = {"folder": os.path.basename(boot_dir), "schedulers": p["SCHEDS"]}
+    meta["accel"], meta["accel_note"] = choose_accel(p, boot_dir)
+    write_inputs(boot_dir, p, steps, text)
+    if os.environ.get("GUEST_HANG") == "1":
+        open(os.path.join(boot_dir, "hang"), "w").close()
+    boot_error = None
+    try:
+        boot(boot_dir, p, meta, steps)
+    except (RunError, OSError) as e:
+        boot_error = str(e)
+    code = 0
+    for sched, run_dir in runs:
+        code = max(code, finish_run(dict(p, SCHED=sched), meta, run_dir, boot_dir, boot_error))
+        if run_dir != boot_dir:
+            say("%s run: %s" % (sched, run_dir))
+    if len(runs) > 1:
+        meta["status"] = "failed" if boot_error else "ok"
+        meta["runs"] = [os.path.basename(d) for _, d in runs]
+        meta["end"] = utc_now().isoformat()
+        write_json(os.path.join(boot_dir, "meta.json"), meta)
+    print("run: " + boot_dir)
     return code
 
 

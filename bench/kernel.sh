@@ -75,6 +75,10 @@ configure() {
 	for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAGMENT"); do
 		grep -qx "$line" "$dir/.config" && continue
 		sym=$(echo "$line" | sed -e 's/^CONFIG_//' -e 's/=.*//')
+		# =n is written as "# CONFIG_X is not set", or not at all.
+		case "$line" in *=n)
+			grep -q "^CONFIG_$sym=" "$dir/.config" || continue ;;
+		esac
 		if grep -rqx --include='Kconfig*' "config $sym" "$dir"; then
 			echo "kernel: $line requested but not set (missing dependency?)" >&2
 			bad=1

@@ -38,7 +38,7 @@ def parse_ktap(text):
 def run(kernel, timeout=180):
     with tempfile.TemporaryDirectory(prefix="fiops-kunit-") as d:
         console = os.path.join(d, "console.log")
-        cmd = qemu.command(kernel, None, "tcg", 1, 256, "console=ttyS0 panic=-1",
+        cmd = qemu.command(kernel, None, "tcg", 1, 256, "console=ttyS0 panic=-1 kunit.enable=1",
                            console, None, [])
         _, _, timed_out = qemu.run(cmd, timeout, os.path.join(d, "qemu.log"))
         with open(console, errors="replace") as f:

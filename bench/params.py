@@ -5,6 +5,7 @@ recorded in meta.json.  Bad values stop the run before anything boots.
 """
 
 import os
+import re
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -13,7 +14,8 @@ ALIASES = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 
 # name: (default, description).  "auto" values are derived in bench.py.
 DEFAULTS = {
-    "SCHED": ("none", "I/O scheduler on the measured device"),
+    "SCHED": ("none", "I/O scheduler(s) on the measured device; several, "
+              "space-separated, run one after the other in one boot"),
     "WORKLOAD": ("equal-readers", "name in workloads/ or path to a fio jobfile"),
     "IOPS": ("1000", "QEMU throttle on the measured device (iops-total)"),
     "DEPTH": ("4", "nvme.io_queue_depth; the device has DEPTH-1 tags"),
@@ -27,6 +29,8 @@ DEFAULTS = {
     "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
     "MEM": ("1024", "guest memory in MiB"),
     "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),
+    "TUNE": ("", "scheduler tunables, name=value,... written to queue/iosched/ "
+             "of every scheduler that has them"),
 }
 
 # Inclusive integer ranges.  DEPTH: the nvme driver takes 2..4095.
@@ -77,6 +81,38 @@ def parse_int(name, value):
     return number
 
 
+def parse_scheds(value, notes):
+    """One scheduler, or several in the order they run; 2012 names mapped."""
+    scheds = []
+    for sched in value.replace(",", " ").split():
+        if sched in ALIASES:
+            notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
+            sched = ALIASES[sched]
+        if sched not in SCHEDULERS:
+            raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq)"
+                             % (sched, ", ".join(SCHEDULERS)))
+        if sched in scheds:
+            raise ParamError("SCHED=%s: %s is named twice" % (value, sched))
+        scheds.append(sched)
+    if not scheds:
+        raise ParamError("SCHED is empty")
+    return scheds
+
+
+TUNE_ITEM = re.compile(r"^([a-z][a-z0-9_]*)=([0-9A-Za-z_.-]+)$")
+
+
+def parse_tune(value):
+    """"write_scale=3,read_scale=1" -> [("write_scale", "3"), ...]."""
+    items = []
+    for item in value.replace(",", " ").split():
+        m = TUNE_ITEM.match(item)
+        if not m:
+            raise ParamError("TUNE=%s: %s is not name=value" % (value, item))
+        items.append(m.groups())
+    return items
+
+
 def load(env=None):
     """Read and validate the parameters; return (params, notes)."""
     env = os.environ if env is None else env
@@ -84,14 +120,9 @@ def load(env=None):
     notes = []
     params = {}
 
-    sched = raw["SCHED"]
-    if sched in ALIASES:
-        notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
-        sched = ALIASES[sched]
-    if sched not in SCHEDULERS:
-        raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq)"
-                         % (sched, ", ".join(SCHEDULERS)))
-    params["SCHED"] = sched
+    params["SCHEDS"] = parse_scheds(raw["SCHED"], notes)
+    params["SCHED"] = params["SCHEDS"][0]
+    params["TUNE"] = parse_tune(raw["TUNE"])
 
     params["WORKLOAD"] = raw["WORKLOAD"]
     params["JOBFILE"] = resolve_workload(raw["WORKLOAD"])

@@ -35,6 +35,7 @@ def build(p, meta, main):
         "device_depth": p["DEPTH"],
         "device_tags": meta["device_tags"],
         "nr_requests": meta["nr_requests_set"],
+        "tunables": meta["tunables"],
         "total_iops": main["total_iops"],
         "throttle_utilization": round(main["total_iops"] / p["IOPS"], 3),
         "ceiling_iops": meta["calibration"]["ceiling_iops"],

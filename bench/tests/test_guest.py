@@ -87,6 +87,42 @@ class SmokeTest(GuestTest):
     def test_kyber(self):
         self.check("kyber")
 
+    def test_fiops(self):
+        self.check("fiops")
+
+
+class FiopsTest(GuestTest):
+    """fiops next to an in-tree scheduler in one boot, with its tunables."""
+
+    def test_two_schedulers_one_boot(self):
+        out, boot = bench(self.results, SCHED="mq-deadline fiops", TUNE="write_scale=3",
+                          WORKLOAD="smoke-verify", RUNTIME=5, CAL_RUNTIME=3, RAMP=1)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertEqual(load(boot, "meta.json")["runs"], ["mq-deadline", "fiops"])
+        for sched in ("mq-deadline", "fiops"):
+            run = os.path.join(boot, sched)
+            self.assert_complete(run)
+            summ = load(run, "summary.json")
+            self.assertEqual(summ["scheduler"], sched)
+            self.assertTrue(summ["valid"])
+            self.assertEqual(len(summ["tasks"]), 2)
+        fiops = load(os.path.join(boot, "fiops"), "meta.json")
+        self.assertEqual(fiops["tunables"]["write_scale"], "3")
+        self.assertEqual(fiops["tunables"]["read_scale"], "1")
+        self.assertEqual(fiops["tune_skipped"], [])
+        deadline = load(os.path.join(boot, "mq-deadline"), "meta.json")
+        self.assertEqual(deadline["tune_skipped"], ["write_scale"])
+        with open(os.path.join(boot, "fiops", "guest", "main", "sched_debugfs.txt")) as f:
+            debugfs = f.read()
+        self.assertIn("== dispatched", debugfs)
+        self.assertIn("== service_tree", debugfs)
+
+    def test_bad_tunable_is_refused(self):
+        out, run = bench(self.results, SCHED="fiops", TUNE="write_scale=101",
+                         WORKLOAD="smoke-verify", RUNTIME=2, CAL_RUNTIME=1, RAMP=0)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("refused the tunables write_scale=101", out.stderr)
+
 
 class ThrottleTest(GuestTest):
     def test_default_readers_saturate_the_throttle(self):
@@ -105,8 +141,7 @@ class KunitTest(unittest.TestCase):
     def test_fiops_kunit(self):
         top = os.path.dirname(os.path.dirname(HERE))
         with open(os.path.join(top, "build", "linux", ".config")) as f:
-            if "CONFIG_FIOPS_KUNIT_TEST=y" not in f.read():
-                self.skipTest("the kernel has no FIOPS KUnit suite yet")
+            self.assertIn("CONFIG_FIOPS_KUNIT_TEST=y", f.read().splitlines())
         kernel = os.path.join(top, "build", "linux", "arch", "x86", "boot", "bzImage")
         out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "kunit.py"),
                               kernel, "fiops"], capture_output=True, text=True, timeout=300)
@@ -124,16 +159,6 @@ class FailureTest(GuestTest):
         self.assertEqual(meta["status"], "failed")
         with open(os.path.join(run, "console.log")) as f:
             self.assertIn("hang requested by the host", f.read())
-
-    def test_fiops_absent_fails_before_boot(self):
-        with open(os.path.join(os.path.dirname(os.path.dirname(HERE)),
-                               "build", "linux", ".config")) as f:
-            if "CONFIG_MQ_IOSCHED_FIOPS=y" in f.read():
-                self.skipTest("fiops is in this kernel")
-        out, run = bench(self.results, SCHED="fiops")
-        self.assertEqual(out.returncode, 1)
-        self.assertIn("fiops is not in this kernel", out.stderr)
-        self.assertIsNone(run)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,13 @@ class ParamsTest(unittest.TestCase):
             self.assertEqual(p["SCHED"], new)
             self.assertIn("2012 name", notes[0])
 
+    def test_several_schedulers_and_tunables(self):
+        p, notes = self.load(SCHED="none cfq,fiops", TUNE="write_scale=3 read_scale=1")
+        self.assertEqual(p["SCHEDS"], ["none", "bfq", "fiops"])
+        self.assertEqual(p["SCHED"], "none")
+        self.assertEqual(p["TUNE"], [("write_scale", "3"), ("read_scale", "1")])
+        self.assertEqual(len(notes), 1)
+
     def test_bad_values_are_named(self):
         cases = [
             (dict(SCHED="cfq2"), "SCHED=cfq2"),
@@ -47,6 +54,11 @@ class ParamsTest(unittest.TestCase):
             (dict(ACCEL="hvf"), "ACCEL=hvf"),
             (dict(WORKLOAD="no-such-workload"), "known: "),
             (dict(VCPUS="9"), "VCPUS=9"),
+            (dict(SCHED="bfq kyber bfq"), "bfq is named twice"),
+            (dict(SCHED=" "), "SCHED is empty"),
+            (dict(TUNE="write_scale"), "write_scale is not name=value"),
+            (dict(TUNE="../x=1"), "../x=1 is not name=value"),
+            (dict(TUNE="write_scale=3;reboot"), "is not name=value"),
         ]
         for env, message in cases:
             with self.assertRaises(params.ParamError) as cm:
@@ -179,6 +191,22 @@ class CliTest(unittest.TestCase):
         out, runs = self.run_bench(SCHED="anticipatory")
         self.assertEqual(out.returncode, 1)
         self.assertIn("SCHED=anticipatory: must be one of", out.stderr)
+        self.assertEqual(runs, [])
+
+
+    def test_fiops_absent_fails_before_boot(self):
+        """A kernel built without the series: SCHED=fiops fails at once."""
+        with tempfile.TemporaryDirectory() as build:
+            boot = os.path.join(build, "linux", "arch", "x86", "boot")
+            os.makedirs(boot)
+            for name in (os.path.join(boot, "bzImage"),
+                         os.path.join(build, "initramfs.cpio")):
+                open(name, "w").close()
+            with open(os.path.join(build, "linux", ".config"), "w") as f:
+                f.write("CONFIG_MQ_IOSCHED_KYBER=y\n# CONFIG_MQ_IOSCHED_FIOPS is not set\n")
+            out, runs = self.run_bench(SCHED="fiops", BUILD=build)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("fiops is not in this kernel", out.stderr)
         self.assertEqual(runs, [])
 
 
