@@ -11,10 +11,18 @@ BENCH_VARS := SCHED TUNE WORKLOAD IOPS DEPTH NR_REQUESTS RUNTIME RAMP VCPUS ACCE
 	IOQPAIRS IDLE CAL_RUNTIME MEM TIMEOUT
 export $(BENCH_VARS)
 
-.PHONY: help deps kernel guest bench calibrate kunit test lint clean
+# make compare: the matrix (defaults in bench/compare.py and the README).
+COMPARE_VARS := SCHEDS WORKLOADS DEPTHS REPEAT
+export $(COMPARE_VARS)
+# make report: the compare folder to report on (default: the newest).
+COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
+
+.PHONY: help deps kernel guest bench compare report calibrate kunit test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
+	@echo "make compare             every scheduler x workload x depth, REPEAT times"
+	@echo "make report              reports/<date>/fairness-report.md from the last compare"
 	@echo "make test                host tests, KUnit, lint and guest smoke tests"
 	@echo "make calibrate           unthrottled ceilings per scheduler and guest setting"
 	@echo "make kunit               boot the kernel once to run the FIOPS KUnit suite"
@@ -31,6 +39,13 @@ guest: deps
 
 bench: kernel guest
 	@$(PYTHON) bench/bench.py
+
+compare: kernel guest
+	@$(PYTHON) bench/compare.py
+
+report: deps
+	@test -n "$(COMPARE)" || { echo "report: no compare folder under $(RESULTS); run make compare"; exit 1; }
+	@$(PYTHON) -m analysis.report $(COMPARE)
 
 calibrate: kernel guest
 	@$(PYTHON) bench/calibrate.py

@@ -16,9 +16,10 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import analyze as trace_analysis  # noqa: E402
 import jobfile  # noqa: E402
 import params as params_mod  # noqa: E402
 import qemu  # noqa: E402
@@ -78,7 +79,8 @@ def make_run_dir(sched, workload, when):
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(workload))
     if name.endswith(".fio"):
         name = name[:-4]
-    base = os.path.join(RESULTS, "%s-%s-%s" % (when.strftime("%Y%m%dT%H%M%SZ"), sched, name))
+    parts = [when.strftime("%Y%m%dT%H%M%SZ"), sched] + ([name] if name else [])
+    base = os.path.join(RESULTS, "-".join(parts))
     os.makedirs(RESULTS, exist_ok=True)
     for n in range(1, 1000):
         path = base if n == 1 else "%s.%d" % (base, n)
@@ -265,6 +267,29 @@ def analyse(run_dir, p, meta):
     return result
 
 
+def analyse_trace(run_dir, meta):
+    """Per-task numbers from blktrace, added to summary.json.
+
+    The trace must be complete and, for every direct-I/O job, agree with
+    fio's count within 1%; otherwise the run is marked invalid.
+    """
+    write_json(os.path.join(run_dir, "meta.json"), meta)
+    fields, table, series = trace_analysis.compute(run_dir)
+    trace_analysis.write(run_dir, "main", fields, table, series)
+    reasons = []
+    if not fields["trace_complete"]:
+        reasons.append("blktrace is incomplete: %s" % fields["trace"])
+    for d in fields["fio_blktrace_disagreements"]:
+        reasons.append("%s: blktrace counted %d I/Os, fio %d (%+.1f%%)"
+                       % (d["task"], d["blktrace_ios"], d["fio_ios"], 100 * d["diff"]))
+    meta["invalid_reasons"] += reasons
+    meta["valid"] = not meta["invalid_reasons"]
+    result = read_json(os.path.join(run_dir, "summary.json"))
+    result["valid"] = meta["valid"]
+    write_json(os.path.join(run_dir, "summary.json"), result)
+    return result
+
+
 def base_meta(p, notes, kernel_info, text, when):
     return {
         "status": "running",
@@ -313,9 +338,11 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
         if boot_error:
             raise RunError(boot_error)
         result = analyse(run_dir, p, meta)
+        result = analyse_trace(run_dir, meta)
         meta["status"] = "ok"
-        say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled"
-            % (p["SCHED"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"]))
+        say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled; Jain %s"
+            % (p["SCHED"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"],
+               result["jain_index"]))
         for t in result["tasks"]:
             say("  %-16s pid %-6s %8.1f IOPS  share %.3f"
                 % (t["name"], t["pid"], t["iops"], t["share"]))

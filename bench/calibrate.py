@@ -2,12 +2,11 @@
 """make calibrate: how fast can the guest go, per scheduler, per guest setting?
 
 Boots once per variant of the guest settings and runs the workload
-unthrottled under every in-tree scheduler in that boot, then prints the
+unthrottled under every scheduler in that boot, then prints the
 ceilings as a table and writes calibration.json.  This is the evidence for
 the defaults in bench/params.py (see the README's calibration section).
 """
 
-import json
 import os
 import sys
 
@@ -16,7 +15,7 @@ import bench  # noqa: E402
 import params as params_mod  # noqa: E402
 import qemu  # noqa: E402
 
-SCHEDS = ("none", "mq-deadline", "bfq", "kyber")
+SCHEDS = ("none", "mq-deadline", "bfq", "kyber", "fiops")
 # Each variant changes the defaults by these parameters.
 VARIANTS = (
     {"IDLE": "halt", "VCPUS": "2", "IOQPAIRS": "1"},
@@ -35,8 +34,8 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     with open(p["JOBFILE"]) as f:
         text = f.read()
     p["NR_REQUESTS"] = p["NR_REQUESTS"] or max(64, bench.jobfile.total_depth(text))
-    steps = [("cal-" + s, qemu.UNTHROTTLED, s, 0 if s == "none" else p["NR_REQUESTS"],
-              p["CAL_RUNTIME"], 0) for s in scheds]
+    steps = [("guest/cal-" + s, qemu.UNTHROTTLED, s, 0 if s == "none" else p["NR_REQUESTS"],
+              p["CAL_RUNTIME"], 0, "-") for s in scheds]
     name = "-".join("%s%s" % (k.lower(), v) for k, v in sorted(overrides.items()))
     run_dir = os.path.join(top_dir, name)
     os.mkdir(run_dir)

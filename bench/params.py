@@ -141,4 +141,7 @@ def load(env=None):
             params[name] = None
         else:
             params[name] = parse_int(name, raw[name])
+    if params["VCPUS"] == 1:
+        notes.append("VCPUS=1: the emulated NVMe device loses completions with one vCPU "
+                     "here (I/O timeouts, see the README's calibration section)")
     return params, notes

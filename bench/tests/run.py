@@ -11,6 +11,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(os.path.dirname(HERE)))
 
 
 class LineResult(unittest.TextTestResult):
@@ -42,7 +43,7 @@ class LineResult(unittest.TextTestResult):
 
 
 def main():
-    names = sys.argv[1:] or ["test_host", "test_guest"]
+    names = sys.argv[1:] or ["test_host", "analysis.tests", "test_guest"]
     suite = unittest.defaultTestLoader.loadTestsFromNames(names)
     runner = unittest.TextTestRunner(resultclass=LineResult, verbosity=0, stream=sys.stdout)
     result = runner.run(suite)

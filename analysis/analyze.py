@@ -1,0 +1,184 @@
+"""Analyse one run folder's blktrace: per-task IOPS, shares and latency.
+
+    /usr/bin/python3 -m analysis.analyze <run folder> [--phase main]
+
+adds the run-level fields to the run's summary.json (existing fields are
+kept) and writes tasks.csv and timeseries.csv next to it.  Other phases
+than main get their fields under "<phase>_analysis" and their CSVs
+prefixed "<phase>-".
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+
+import pandas as pd
+
+from analysis import attribute, metrics, trace
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _bench_summary():
+    """bench/summary.py, the harness's own fio JSON reader: jobs pair with pids there."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_summary", os.path.join(TOP, "bench", "summary.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_summary = _bench_summary()
+
+
+def read_json(path, default=None):
+    if not os.path.exists(path):
+        return default
+    with open(path) as f:
+        return json.load(f)
+
+
+def seconds(value):
+    """A fio time option in seconds: plain numbers are seconds, or with s/ms/m."""
+    text = str(value).strip().lower()
+    for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if text.endswith(suffix):
+            return float(text[:-len(suffix)]) * scale
+    return float(text)
+
+
+def workload_text(run_dir, meta):
+    """The workload as run: the folder's copy, else the jobfile meta.json names."""
+    for path in (os.path.join(run_dir, "workload.fio"),
+                 os.path.join(TOP, meta.get("jobfile", ""))):
+        if os.path.isfile(path):
+            with open(path) as f:
+                return f.read()
+    return ""
+
+
+def option(fio, job, name, default=None):
+    return job.get("job options", {}).get(name, fio.get("global options", {}).get(name, default))
+
+
+def job_tasks(fio, pids, weights):
+    """The fio jobs as tasks; a name fio repeats (numjobs) gets .0, .1, ..."""
+    jobs = bench_summary.tasks(fio, pids)
+    names = [j["name"] for j in jobs]
+    seen = {}
+    rows = []
+    for job, fio_job, share in zip(jobs, fio["jobs"], metrics.expected_shares(names, weights)):
+        k = seen[job["name"]] = seen.get(job["name"], -1) + 1
+        task = job["name"] if names.count(job["name"]) == 1 else "%s.%d" % (job["name"], k)
+        rows.append({"task": task, "name": job["name"], "pid": job["pid"],
+                     "fio_ios": job["ios"], "fio_iops": job["iops"],
+                     "direct": str(option(fio, fio_job, "direct", "0")) == "1",
+                     "weight": weights.get(job["name"]), "expected": share})
+    return pd.DataFrame(rows)
+
+
+def timing(fio, params):
+    """fio's ramp and runtime in seconds, as it ran them; meta's params as fallback."""
+    ramp = option(fio, {}, "ramp_time", params.get("RAMP", 0))
+    runtime = option(fio, {}, "runtime", params.get("RUNTIME"))
+    return seconds(ramp), (seconds(runtime) if runtime is not None else None)
+
+
+def compute(run_dir, phase="main"):
+    """(fields, task table, time series) of one traced step of a run."""
+    step = os.path.join(run_dir, "guest", phase)
+    meta = read_json(os.path.join(run_dir, "meta.json"), {})
+    params = meta.get("params", {})
+    fio = read_json(os.path.join(step, "fio.json"))
+    with open(os.path.join(step, "pids.txt")) as f:
+        pids = [int(x) for x in f.read().split()]
+    weights = metrics.parse_expect(workload_text(run_dir, meta))
+    tasks = job_tasks(fio, pids, weights)
+
+    events, info = trace.load(step)
+    bios, stats = attribute.attribute(events)
+    ramp, runtime = timing(fio, params)
+    span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
+    throttle = meta.get("throttle_iops", params.get("IOPS"))
+    fields, table, series = measure(bios, tasks, span, throttle,
+                                    metrics.device_iops(events, span))
+    fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
+                           window_s=round(span[1] - span[0], 6), ramp_s=ramp,
+                           other_comms=other_comms(bios, span))
+    fields["expect"] = weights
+    fields["expect_missing"] = sorted(set(tasks["name"]) - set(weights)) if weights else []
+    fields["expect_unknown"] = sorted(set(weights) - set(tasks["name"]))
+    fields["trace_complete"] = not (info["dropped"] or info["skips"] or info["bad_lines"]
+                                    or stats["unmatched_completions"])
+    return fields, table, series
+
+
+def measure(bios, tasks, span, throttle_iops, request_iops=None):
+    """(run fields, task table, time series) of attributed bios over span.
+
+    Adds the owning task to bios as column "task".
+    """
+    bios["task"] = metrics.owners(bios, tasks)
+    table = metrics.task_table(bios, tasks, span)
+    fields = metrics.run_metrics(table, throttle_iops, request_iops)
+    fields.update(metrics.cross_check(table))
+    return fields, table, metrics.timeseries(bios, span, list(table["task"]))
+
+
+def other_comms(bios, span):
+    """Which commands queued the OTHER row's completed bios, and how many each."""
+    inside = metrics.in_window(bios, span)
+    other = inside[(inside["task"] == metrics.OTHER) & inside["complete"]]
+    return {str(k): int(v) for k, v in other["comm"].value_counts().items()}
+
+
+def analyze_run(run_dir, phase="main"):
+    """The fields analysis adds to a run's summary.json (nothing is written)."""
+    return compute(run_dir, phase)[0]
+
+
+TASK_COLUMNS = ["task", "name", "pid", "ios", "queued", "incomplete", "iops", "bytes_per_s",
+                "share", "device_share", "weight", "expected", "deviation", "deviation_kind",
+                "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct"]
+
+
+def write(run_dir, phase, fields, table, series):
+    prefix = "" if phase == "main" else phase + "-"
+    table[TASK_COLUMNS].to_csv(os.path.join(run_dir, prefix + "tasks.csv"), index=False,
+                               float_format="%.10g")
+    series.to_csv(os.path.join(run_dir, prefix + "timeseries.csv"), index=False)
+    path = os.path.join(run_dir, "summary.json")
+    summary = read_json(path, {})
+    if phase == "main":
+        summary.update(fields)
+    else:
+        summary[phase + "_analysis"] = fields
+    with open(path + ".new", "w") as f:
+        json.dump(summary, f, indent=2, sort_keys=True, default=_plain)
+        f.write("\n")
+    os.replace(path + ".new", path)
+
+
+def _plain(value):
+    """numpy scalars as JSON numbers."""
+    return value.item()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("--phase", default="main")
+    args = parser.parse_args(argv)
+    fields, table, series = compute(args.run_dir, args.phase)
+    write(args.run_dir, args.phase, fields, table, series)
+    shown = table[["task", "ios", "fio_ios", "share", "expected", "p99_ms"]]
+    print(shown.to_string(index=False))
+    print("jain %s, work conservation %s, fio/blktrace agree %s"
+          % (fields["jain_index"], fields["work_conservation"], fields["fio_blktrace_agree"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Per-task and per-run fairness numbers from attributed bios.
+
+The policy a workload tests is its "# expect: name=weight ..." line: a
+job's expected share of IOPS is its weight over the sum of the weights of
+all jobs.  A name's weight applies to every fio job of that name, so a
+section with numjobs=N gives N jobs of that weight.
+
+Everything is measured over one window, the part of the run fio measures:
+it opens ramp seconds after the first bio any fio job queued (fio's
+ramp_time starts with its jobs) and lasts fio's runtime.  A bio belongs to
+the window when it was queued inside it, as fio counts an I/O when it is
+issued after the ramp.
+"""
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+OTHER = "other"
+EXPECT = re.compile(r"^\s*#\s*expect:(.*)$", re.M)
+SECTOR = 512
+
+
+def parse_expect(text):
+    """{job name: weight} from a jobfile's "# expect:" line; {} without one."""
+    m = EXPECT.search(text)
+    if not m:
+        return {}
+    weights = {}
+    for item in m.group(1).split():
+        name, sep, value = item.partition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not sep or not name or not weight >= 0 or math.isinf(weight):
+            raise ValueError("expect: %r is not name=weight (weight >= 0)" % item)
+        if name in weights:
+            raise ValueError("expect: %s is named twice" % name)
+        weights[name] = weight
+    return weights
+
+
+def expected_shares(names, weights):
+    """Expected share per job (in names' order); NaN for a job with no weight."""
+    w = pd.Series([weights.get(n, np.nan) for n in names], dtype=float)
+    total = w.sum()
+    return (w / total).tolist() if total > 0 else [np.nan] * len(names)
+
+
+def owners(bios, tasks):
+    """The task of each bio, from the pid that queued it.
+
+    Bios of pids no fio job has are OTHER (kernel flushers doing a buffered
+    writer's writeback, for one).  So are bios whose command name is not the
+    one the job's pid mostly shows: the pid was reused after the job exited.
+    """
+    pid_task = {p: t for p, t in zip(tasks["pid"], tasks["task"]) if pd.notna(p)}
+    label = bios["pid"].map(pid_task)
+    mine = bios[label.notna()]
+    usual = mine.groupby("pid")["comm"].agg(lambda c: c.value_counts().index[0])
+    label[label.notna() & (bios["comm"] != bios["pid"].map(usual))] = np.nan
+    return label.fillna(OTHER)
+
+
+def window(bios, job_pids, ramp, runtime):
+    """(start, end) of the measured window in trace seconds."""
+    queued = bios.loc[bios["pid"].isin(job_pids), "q_time"]
+    if queued.empty:
+        queued = bios["q_time"]
+    start = (queued.min() if len(queued) else 0.0) + ramp
+    end = start + runtime if runtime else bios["q_time"].max()
+    return float(start), float(end)
+
+
+def in_window(bios, span):
+    return bios[(bios["q_time"] >= span[0]) & (bios["q_time"] < span[1])]
+
+
+def deviation(share, expected):
+    """Relative deviation from the expected share; absolute where 0 is expected."""
+    if pd.isna(expected):
+        return np.nan, ""
+    if expected == 0:
+        return share - expected, "absolute"
+    return (share - expected) / expected, "relative"
+
+
+def task_table(bios, tasks, span):
+    """One row per task (tasks' order) and a last OTHER row.
+
+    bios need a "task" column (owners()); tasks has task, name, pid, fio_ios,
+    fio_iops, direct, expected.  share is among the fio jobs; device_share
+    among everything the device completed, OTHER included.
+    """
+    seconds = span[1] - span[0]
+    inside = in_window(bios, span)
+    done = inside[inside["complete"]]
+    rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
+    job_ios = done["task"].ne(OTHER).sum()
+    for row in rows:
+        mine = done[done["task"] == row["task"]]
+        row["queued"] = int((inside["task"] == row["task"]).sum())
+        row["ios"] = len(mine)
+        row["incomplete"] = row["queued"] - row["ios"]
+        row["iops"] = len(mine) / seconds
+        row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds
+        row["device_share"] = len(mine) / len(done) if len(done) else np.nan
+        if row["task"] != OTHER:
+            row["share"] = len(mine) / job_ios if job_ios else np.nan
+            row["deviation"], row["deviation_kind"] = deviation(row["share"], row["expected"])
+        row["p50_ms"], row["p99_ms"] = percentiles_ms(mine["latency"])
+    table = pd.DataFrame(rows)
+    table["pid"] = table["pid"].astype("Int64")
+    return table
+
+
+def percentiles_ms(latency):
+    if latency.empty:
+        return np.nan, np.nan
+    p50, p99 = np.percentile(latency.to_numpy(), [50, 99])
+    return p50 * 1000, p99 * 1000
+
+
+def timeseries(bios, span, order):
+    """IOPS per task (in order) per second of the window, by completion time."""
+    done = bios[bios["complete"] & (bios["c_time"] >= span[0]) & (bios["c_time"] < span[1])]
+    second = np.floor(done["c_time"] - span[0]).astype(int)
+    counts = done.groupby([second.rename("second"), done["task"]]).size()
+    seconds = range(int(math.ceil(span[1] - span[0])))
+    full = pd.MultiIndex.from_product([seconds, order], names=["second", "task"])
+    return counts.reindex(full, fill_value=0).rename("iops").reset_index()
+
+
+def jain(values):
+    """Jain's fairness index (sum x)^2 / (n sum x^2); None when undefined."""
+    x = np.asarray([v for v in values if pd.notna(v)], dtype=float)
+    square = (x * x).sum()
+    return float(x.sum() ** 2 / (len(x) * square)) if len(x) and square > 0 else None
+
+
+def device_iops(events, span):
+    """Requests the device completed per second in span: C events with data.
+
+    The throttle counts device commands, and merged bios (writeback) make one
+    command of many, so work conservation is measured here, not from bios.
+    """
+    c = events[(events["action"] == "C") & (events["sectors"] > 0)
+               & (events["time"] >= span[0]) & (events["time"] < span[1])]
+    seconds = span[1] - span[0]
+    return len(c) / seconds if seconds > 0 else 0.0
+
+
+def run_metrics(table, throttle_iops, request_iops=None):
+    """Run-level numbers from task_table(): totals, Jain index, worst deviation.
+
+    Work conservation is request_iops (device commands) over the throttle
+    when given, else the bios' total.
+    """
+    jobs = table[table["task"] != OTHER]
+    weighted = jobs[jobs["expected"] > 0]
+    total = float(table["iops"].sum())
+    worst = None
+    if not weighted.empty:
+        row = weighted.loc[weighted["deviation"].abs().idxmax()]
+        worst = {"task": row["task"], "value": round(float(row["deviation"]), 4)}
+    index = jain(weighted["share"] / weighted["expected"])
+    busy = total if request_iops is None else request_iops
+    return {
+        "trace_total_iops": round(total, 1),
+        "device_request_iops": round(busy, 1),
+        "work_conservation": round(busy / throttle_iops, 6) if throttle_iops else None,
+        "jain_index": None if index is None else round(index, 6),
+        "worst_deviation": worst,
+    }
+
+
+def cross_check(table, tolerance=0.01):
+    """Compare each job's blktrace ios with fio's total_ios.
+
+    A buffered job cannot be compared: fio counts its write() calls, the
+    device sees the flushers' writeback (in OTHER).  fio_blktrace_agree is
+    None when no job could be compared.
+    """
+    jobs = table[table["task"] != OTHER]
+    direct = jobs["direct"].astype(bool)
+    checked = jobs[direct]
+    bad = []
+    for row in checked.itertuples():
+        diff = (row.ios - row.fio_ios) / row.fio_ios if row.fio_ios else float(row.ios > 0)
+        if abs(diff) > tolerance:
+            bad.append({"task": row.task, "blktrace_ios": int(row.ios),
+                        "fio_ios": int(row.fio_ios), "diff": round(diff, 4)})
+    return {
+        "fio_blktrace_agree": None if checked.empty else not bad,
+        "fio_blktrace_disagreements": bad,
+        "fio_blktrace_unchecked": sorted(jobs.loc[~direct, "task"]),
+    }

@@ -1,0 +1,112 @@
+"""PNG plots through gnuplot: each plot leaves <stem>.dat, <stem>.gp, <stem>.png.
+
+The data and the script stay next to the PNG so that anyone can check what
+was drawn and draw it again (gnuplot <stem>.gp, from that folder).
+"""
+
+import os
+import subprocess
+
+import numpy as np
+import pandas as pd
+
+HEADER = """set terminal pngcairo size {width},{height} noenhanced font ",10"
+set output '{png}'
+set datafile separator "\\t"
+set datafile missing "NaN"
+set title '{title}'
+set grid ytics
+set key outside right top
+"""
+MANY = 12    # more series than this and the key is left out
+
+
+def write_dat(path, frame):
+    frame.to_csv(path, sep="\t", index=False, na_rep="NaN", float_format="%.6g")
+
+
+def render(stem, script, data, title, width=900, height=500):
+    """Write data {suffix: frame} and the script, run gnuplot; returns the PNG path."""
+    folder, name = os.path.split(stem)
+    for suffix, frame in data.items():
+        write_dat(stem + suffix + ".dat", frame)
+    png = stem + ".png"
+    text = HEADER.format(width=width, height=height, png=name + ".png",
+                         title=title.replace("'", "''")) + script
+    with open(stem + ".gp", "w") as f:
+        f.write(text)
+    subprocess.run(["gnuplot", name + ".gp"], cwd=folder or ".", check=True,
+                   capture_output=True, text=True)
+    return png
+
+
+def key_line(count):
+    return "set key off\n" if count > MANY else ""
+
+
+def shares(stem, table, expected, title):
+    """Stacked share bars, one per scheduler, with the expected shares marked.
+
+    table: rows are schedulers (index), columns tasks, values shares;
+    expected: share per task (NaN when the workload names none).
+    """
+    name = os.path.basename(stem)
+    bars = table.reset_index()
+    n = len(table.columns)
+    script = key_line(n) + (
+        "set style data histograms\nset style histogram rowstacked\n"
+        "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+        "set yrange [0:1.05]\nset ylabel 'share of IOPS among the jobs'\n"
+        "plot for [i=2:%d] '%s.dat' using i:xtic(1) title columnheader(i)" % (n + 1, name))
+    data = {"": bars}
+    marks = expected_marks(expected, len(table))
+    if not marks.empty:
+        data["-expected"] = marks
+        script += (", \\\n     '%s-expected.dat' using ($1-0.4):2:(0.8):(0) with vectors "
+                   "nohead dt 2 lw 2 lc rgb 'black' title 'expected'" % name)
+    return render(stem, script + "\n", data, title)
+
+
+def expected_marks(expected, bars):
+    """(bar, cumulative expected share) for every boundary inside each bar."""
+    cumulative = pd.Series(expected, dtype=float).cumsum().iloc[:-1]
+    if cumulative.isna().any() or cumulative.empty:
+        return pd.DataFrame(columns=["bar", "expected"])
+    rows = [(bar, y) for bar in range(bars) for y in cumulative]
+    return pd.DataFrame(rows, columns=["bar", "expected"])
+
+
+def iops_over_time(stem, series, title):
+    """Lines of IOPS per second, one per task; series has second, task, iops."""
+    name = os.path.basename(stem)
+    wide = series.pivot(index="second", columns="task", values="iops")
+    wide = wide[list(dict.fromkeys(series["task"]))].reset_index()
+    n = len(wide.columns) - 1
+    script = key_line(n) + (
+        "set xlabel 'second of the measured window'\nset ylabel 'IOPS'\nset yrange [0:*]\n"
+        "plot for [i=2:%d] '%s.dat' using 1:i with linespoints pt 7 ps 0.4 "
+        "title columnheader(i)\n" % (n + 1, name))
+    return render(stem, script, {"": wide}, title)
+
+
+def p99_bars(stem, means, errors, title):
+    """p99 latency bars per task, a cluster per task, a bar per scheduler.
+
+    means and errors: rows tasks (index), columns schedulers; errors are the
+    95% confidence half-widths, drawn as error bars (0 where unknown).
+    """
+    name = os.path.basename(stem)
+    columns = {"task": means.index}
+    for config in means.columns:
+        columns[config] = means[config].to_numpy()
+        columns[config + " ci"] = errors[config].fillna(0).to_numpy()
+    frame = pd.DataFrame(columns)
+    k = len(means.columns)
+    script = (
+        "set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
+        "set style fill solid 0.85 border -1\nset ylabel 'p99 Q2C latency (ms)'\n"
+        "set yrange [0:*]\nset xtics rotate by -45\n"
+        "plot for [k=0:%d] '%s.dat' using (column(2+2*k)):(column(3+2*k)):xtic(1) "
+        "title columnheader(2+2*k)\n" % (k - 1, name))
+    width = int(np.clip(120 + 40 * len(means) * k, 900, 2400))
+    return render(stem, script, {"": frame}, title, width=width)

@@ -1,0 +1,60 @@
+"""Synthetic traces for the tests: blkparse text in trace.FORMAT, and binary
+blktrace files for blkparse itself."""
+
+import struct
+
+from analysis import trace
+
+FOOTER = "Events (nvme0n1): {n} entries\nSkips: {skips} forward ({skips} -   0.0%)\n"
+
+
+class Text:
+    """Lines as blkparse prints them with trace.FORMAT, one call an event."""
+
+    def __init__(self):
+        self.lines = []
+
+    def ev(self, time, pid, action, sector, sectors, rwbs="R", comm="fio", cpu=0, error=0):
+        self.lines.append("@ %d %d %.9f %d %s %s %d %d %d %s" % (
+            cpu, len(self.lines) + 1, time, pid, action, rwbs, sector, sectors, error, comm))
+        return self
+
+    def io(self, pid, sector, sectors, queued, completed, rwbs="R"):
+        """A bio that becomes a request of its own: Q G I D C."""
+        for action, time, who, comm in (("Q", queued, pid, "fio"), ("G", queued, pid, "fio"),
+                                        ("I", queued, pid, "fio"), ("D", queued, 7, "kworker/0:1H"),
+                                        ("C", completed, 0, "swapper/0")):
+            self.ev(time, who, action, sector, sectors, rwbs, comm)
+        return self
+
+    def text(self, skips=0):
+        return "\n".join(self.lines) + "\n" + FOOTER.format(n=len(self.lines), skips=skips)
+
+    def events(self, skips=0):
+        return trace.parse(self.text(skips))
+
+
+# struct blk_io_trace, and the action and category bits of blktrace_api.h.
+EVENT = struct.Struct("=IIQQIIIIIHH")
+MAGIC = 0x65617407
+ACTIONS = {"Q": 1, "M": 2, "F": 3, "G": 4, "D": 7, "C": 8, "I": 12, "X": 13}
+CATEGORY = {"Q": 0x10, "M": 0x10, "F": 0x10, "G": 0x10, "I": 0x110, "X": 0,
+            "D": 0x140, "C": 0x180}
+READ, NOTIFY = 0x1, 0x400
+DEVICE = (259 << 20) | 1
+
+
+def binary(events):
+    """A blktrace file's bytes: events are (ns, pid, action, sector, sectors)
+    or (ns, pid, "comm", name) for the pid's command name."""
+    out = []
+    for seq, e in enumerate(events, 1):
+        if e[2] == "comm":
+            pdu = e[3].encode().ljust(16, b"\0")
+            out.append(EVENT.pack(MAGIC, seq, e[0], 0, 0, NOTIFY << 16, e[1], DEVICE, 0, 0,
+                                  len(pdu)) + pdu)
+        else:
+            action = ACTIONS[e[2]] | ((CATEGORY[e[2]] | READ) << 16)
+            out.append(EVENT.pack(MAGIC, seq, e[0], e[3], e[4] * 512, action, e[1], DEVICE,
+                                  0, 0, 0))
+    return b"".join(out)

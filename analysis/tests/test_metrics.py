@@ -1,0 +1,161 @@
+import math
+import unittest
+
+import pandas as pd
+
+from analysis import analyze, attribute, metrics, trace
+from analysis.tests import blk
+
+
+def fio_job(name, ios, **options):
+    zero = {"iops": 0.0, "total_ios": 0}
+    return {"jobname": name, "job options": options, "read": {"iops": ios / 2.0, "total_ios": ios},
+            "write": zero, "trim": zero}
+
+
+def fio_json(*jobs):
+    return {"global options": {"direct": "1", "ramp_time": "1", "runtime": "2"}, "jobs": list(jobs)}
+
+
+class ExpectTest(unittest.TestCase):
+    def test_parse(self):
+        text = "# two readers\n#expect: a=2 b=0.5  idle=0\n[global]\n"
+        self.assertEqual(metrics.parse_expect(text), {"a": 2.0, "b": 0.5, "idle": 0.0})
+        self.assertEqual(metrics.parse_expect("# no line\n[a]\n"), {})
+
+    def test_bad_lines(self):
+        for line in ("a", "a=", "=1", "a=x", "a=-1", "a=inf", "a=1 a=2"):
+            with self.assertRaises(ValueError, msg=line):
+                metrics.parse_expect("# expect: %s\n" % line)
+
+    def test_expected_shares(self):
+        self.assertEqual(metrics.expected_shares(["a", "b", "b"], {"a": 2, "b": 1}),
+                         [0.5, 0.25, 0.25])
+        shares = metrics.expected_shares(["a", "b", "c"], {"a": 3, "b": 1})
+        self.assertEqual(shares[:2], [0.75, 0.25])
+        self.assertTrue(math.isnan(shares[2]))
+        self.assertTrue(all(math.isnan(s) for s in metrics.expected_shares(["a"], {})))
+
+
+class JainTest(unittest.TestCase):
+    def test_known_values(self):
+        self.assertEqual(metrics.jain([1, 1, 1, 1]), 1.0)
+        self.assertEqual(metrics.jain([1, 0, 0, 0]), 0.25)
+        self.assertAlmostEqual(metrics.jain([1, 2]), 0.9)
+        self.assertAlmostEqual(metrics.jain([1.2, 0.8, 1.0]), 3.0 ** 2 / (3 * 3.08))
+        self.assertEqual(metrics.jain([0.5, float("nan"), 0.5]), 1.0)
+        self.assertIsNone(metrics.jain([]))
+        self.assertIsNone(metrics.jain([0, 0]))
+
+    def test_deviation(self):
+        self.assertEqual(metrics.deviation(0.3, 0.25), (0.3 / 0.25 - 1, "relative"))
+        self.assertEqual(metrics.deviation(0.02, 0.0), (0.02, "absolute"))
+
+    def test_expected_zero_is_left_out_of_jain(self):
+        table = pd.DataFrame({"task": ["a", "b", "idle", metrics.OTHER],
+                              "iops": [60.0, 30.0, 10.0, 0.0], "share": [0.6, 0.3, 0.1, None],
+                              "expected": [2 / 3, 1 / 3, 0.0, None],
+                              "deviation": [-0.1, -0.1, 0.1, None]})
+        run = metrics.run_metrics(table, 100)
+        self.assertEqual(run["jain_index"], 1.0)
+        self.assertEqual(run["work_conservation"], 1.0)
+        self.assertEqual(run["worst_deviation"]["value"], -0.1)
+
+
+class RunTest(unittest.TestCase):
+    """Two jobs, a kernel flusher and a reused pid, over a 1 s ramp and 2 s runtime."""
+
+    def setUp(self):
+        t = blk.Text()
+        for i in range(35):                       # a: every 100 ms, 5 ms each
+            t.io(101, 1000 + 8 * i, 8, i / 10, i / 10 + 0.005)
+        for i in range(18):                       # b: every 200 ms, 10 ms each
+            t.io(102, 5000 + 8 * i, 8, 0.05 + i / 5, 0.05 + i / 5 + 0.010)
+        for when in (1.5, 2.5):
+            t.ev(when, 50, "Q", 9000 + int(when * 8), 8, rwbs="W", comm="kworker/u4:1")
+            t.ev(when, 50, "D", 9000 + int(when * 8), 8, rwbs="W")
+            t.ev(when + 0.001, 0, "C", 9000 + int(when * 8), 8, rwbs="W")
+        t.ev(2.2, 102, "Q", 9900, 8, comm="sh").ev(2.2, 7, "D", 9900, 8).ev(2.21, 0, "C", 9900, 8)
+        bios, _ = attribute.attribute(t.events()[0])
+        fio = fio_json(fio_job("a", 20), fio_job("b", 11))
+        self.tasks = analyze.job_tasks(fio, [101, 102], {"a": 2, "b": 1})
+        bios["task"] = metrics.owners(bios, self.tasks)
+        ramp, runtime = analyze.timing(fio, {})
+        self.span = metrics.window(bios, self.tasks["pid"], ramp, runtime)
+        self.table = metrics.task_table(bios, self.tasks, self.span).set_index("task")
+        self.bios = bios
+
+    def test_window(self):
+        self.assertEqual(self.span, (1.0, 3.0))
+
+    def test_owners(self):
+        counts = self.bios["task"].value_counts().to_dict()
+        self.assertEqual(counts, {"a": 35, "b": 18, metrics.OTHER: 3})
+
+    def test_tasks(self):
+        t = self.table
+        self.assertEqual(t["ios"].tolist(), [20, 10, 3])
+        self.assertEqual(t["iops"].tolist(), [10.0, 5.0, 1.5])
+        self.assertEqual(t.loc["a", "bytes_per_s"], 10 * 4096)
+        self.assertAlmostEqual(t.loc["a", "share"], 2 / 3)
+        self.assertAlmostEqual(t.loc["b", "expected"], 1 / 3)
+        self.assertAlmostEqual(t.loc["a", "deviation"], 0.0)
+        self.assertAlmostEqual(t.loc[metrics.OTHER, "device_share"], 3 / 33)
+        self.assertAlmostEqual(t.loc["a", "p50_ms"], 5.0, places=6)
+        self.assertAlmostEqual(t.loc["b", "p99_ms"], 10.0, places=6)
+
+    def test_run_numbers(self):
+        run = metrics.run_metrics(self.table.reset_index(), 20)
+        self.assertEqual(run["jain_index"], 1.0)
+        self.assertEqual(run["trace_total_iops"], 16.5)
+        self.assertEqual(run["work_conservation"], 0.825)
+
+    def test_cross_check(self):
+        check = metrics.cross_check(self.table.reset_index())
+        self.assertFalse(check["fio_blktrace_agree"])
+        self.assertEqual(check["fio_blktrace_disagreements"],
+                         [{"task": "b", "blktrace_ios": 10, "fio_ios": 11, "diff": -0.0909}])
+
+    def test_timeseries(self):
+        series = metrics.timeseries(self.bios, self.span, ["a", "b", metrics.OTHER])
+        wide = series.pivot(index="second", columns="task", values="iops")
+        self.assertEqual(wide["a"].tolist(), [10, 10])
+        self.assertEqual(wide["b"].tolist(), [5, 5])
+        self.assertEqual(wide[metrics.OTHER].tolist(), [1, 2])
+
+
+class JobTasksTest(unittest.TestCase):
+    def test_numjobs_and_buffered(self):
+        fio = fio_json(fio_job("t", 10), fio_job("t", 12), fio_job("w", 5, direct="0"))
+        tasks = analyze.job_tasks(fio, [7, 8, 9], {"t": 1, "w": 2})
+        self.assertEqual(tasks["task"].tolist(), ["t.0", "t.1", "w"])
+        self.assertEqual(tasks["expected"].tolist(), [0.25, 0.25, 0.5])
+        self.assertEqual(tasks["direct"].tolist(), [True, True, False])
+        table = tasks.assign(ios=[10, 12, 0])
+        check = metrics.cross_check(table)
+        self.assertTrue(check["fio_blktrace_agree"])
+        self.assertEqual(check["fio_blktrace_unchecked"], ["w"])
+
+    def test_pid_count_mismatch_pairs_nothing(self):
+        tasks = analyze.job_tasks(fio_json(fio_job("a", 1), fio_job("b", 1)), [7], {})
+        self.assertTrue(tasks["pid"].isna().all())
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class DeviceIopsTest(unittest.TestCase):
+    def test_merged_requests_count_once_and_flushes_not_at_all(self):
+        # 3 commands completed in [1, 3): one of them carried 8 merged bios;
+        # a flush (0 sectors), a Q and a completion outside the window.
+        rows = [(0, 1, 0.5, 1, "C", "W", 0, 8, 0, "k"),
+                (0, 2, 1.0, 1, "C", "W", 8, 64, 0, "k"),
+                (0, 3, 1.5, 1, "Q", "R", 100, 8, 0, "f"),
+                (0, 4, 2.0, 1, "C", "R", 100, 8, 0, "f"),
+                (0, 5, 2.5, 1, "C", "FN", 0, 0, 0, "k"),
+                (0, 6, 2.9, 1, "C", "R", 200, 8, 0, "f"),
+                (0, 7, 3.0, 1, "C", "R", 300, 8, 0, "f")]
+        events = pd.DataFrame(rows, columns=trace.COLUMNS)
+        self.assertAlmostEqual(metrics.device_iops(events, (1.0, 3.0)), 1.5)
+        self.assertEqual(metrics.device_iops(events, (1.0, 1.0)), 0.0)

@@ -1,0 +1,129 @@
+import json
+import math
+import os
+import tempfile
+import unittest
+
+import pandas as pd
+
+from analysis import analyze, attribute, report
+from analysis.tests import blk
+from analysis.tests.test_metrics import fio_job, fio_json
+
+
+class CiTest(unittest.TestCase):
+    def test_t_table(self):
+        self.assertEqual(report.t95(1), 12.706)
+        self.assertEqual(report.t95(9), 2.262)
+        self.assertEqual(report.t95(35), 2.042)      # between rows: the smaller df
+        self.assertEqual(report.t95(500), 1.960)
+
+    def test_mean_ci(self):
+        mean, half, n = report.mean_ci([1, 2, 3])
+        self.assertEqual((mean, n), (2.0, 3))
+        self.assertAlmostEqual(half, 4.303 / math.sqrt(3))
+        mean, half, n = report.mean_ci([5, None])
+        self.assertEqual((mean, n), (5.0, 1))
+        self.assertTrue(math.isnan(half))
+        self.assertEqual(report.mean_ci([])[2], 0)
+
+
+def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None):
+    """A run folder as the harness and analysis.analyze leave it, from a
+    synthetic trace: jobs a and b queue ios[0] and ios[1] bios in 1 s (fio
+    says fio_ios, by default the same)."""
+    run_dir = os.path.join(folder, run_id)
+    os.makedirs(run_dir)
+    t = blk.Text()
+    for pid, count, base in ((101, ios[0], 0), (102, ios[1], 100000)):
+        for i in range(count):
+            start = i / count
+            t.io(pid, base + 8 * i, 8, start, start + 0.002 * (pid - 100))
+    bios, _ = attribute.attribute(t.events()[0])
+    fio_ios = fio_ios or ios
+    tasks = analyze.job_tasks(fio_json(fio_job("a", fio_ios[0]), fio_job("b", fio_ios[1])),
+                              [101, 102], {"a": 1, "b": 1})
+    fields, table, series = analyze.measure(bios, tasks, (0.0, 1.0), 100)
+    meta = {"params": {"WORKLOAD": "ioprio", "SCHED": scheduler, "DEPTH": 4, "IOPS": 100,
+                       "RUNTIME": 1, "RAMP": 0, "VCPUS": 2, "TUNE": []},
+            "kernel": {"release": "6.1.0-test", "series_sha256": "ab" * 32, "series": "p.patch"},
+            "qemu_version": "QEMU emulator version 7.2", "accel": "tcg", "valid": valid,
+            "device_tags": 3, "nr_requests_set": 64, "harness_revision": "abc",
+            "workload_description": "ioprio: two readers. expect: a=1 b=1"}
+    with open(os.path.join(run_dir, "meta.json"), "w") as f:
+        json.dump(meta, f)
+    with open(os.path.join(run_dir, "summary.json"), "w") as f:
+        json.dump({"workload": "ioprio", "scheduler": scheduler}, f)
+    analyze.write(run_dir, "main", fields, table, series)
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        compare = os.path.join(cls.tmp.name, "compare-test")
+        for run_id, scheduler, ios in (("none-1", "none", (60, 40)),
+                                       ("none-2", "none", (50, 50)),
+                                       ("fiops-1", "fiops", (50, 50)),
+                                       ("fiops-2", "fiops", (50, 50))):
+            fake_run(compare, run_id, scheduler, ios)
+        fake_run(compare, "fiops-3", "fiops", (90, 10), valid=False, fio_ios=(90, 12))
+        os.makedirs(os.path.join(compare, "boot", "kyber"))      # a boot that failed
+        for name, meta in (("boot", {"runs": ["kyber"]}), ("boot/kyber", {"status": "failed"})):
+            with open(os.path.join(compare, name, "meta.json"), "w") as f:
+                json.dump(meta, f)
+        cls.out = os.path.join(cls.tmp.name, "report")
+        cls.md_path = report.write_report(compare, cls.out)
+        with open(cls.md_path) as f:
+            cls.md = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_runs_csv(self):
+        runs = pd.read_csv(os.path.join(self.out, "runs.csv"))
+        self.assertEqual(len(runs), 5 * 3)                # a, b and other per run
+        row = runs[(runs["run_id"] == "none-1") & (runs["task"] == "a")].iloc[0]
+        self.assertEqual((row["ios"], row["share"], row["scheduler"]), (60, 0.6, "none"))
+        self.assertAlmostEqual(row["jain_index"], 4 / 4.16, places=6)
+
+    def test_means_and_ci(self):
+        tasks = pd.read_csv(os.path.join(self.out, "task-means.csv"))
+        row = tasks[(tasks["config"] == "none") & (tasks["task"] == "a")].iloc[0]
+        self.assertAlmostEqual(row["share"], 0.55)
+        self.assertAlmostEqual(row["share_ci95"], 12.706 * 0.05, places=4)
+        self.assertEqual((row["n"], row["run_ids"]), (2, "none-1 none-2"))
+        runs = pd.read_csv(os.path.join(self.out, "run-means.csv")).set_index("config")
+        self.assertEqual(runs.loc["fiops", "n"], 2)        # the invalid run is left out
+        self.assertAlmostEqual(runs.loc["none", "jain_index"], (4 / 4.16 + 1) / 2, places=5)
+        self.assertEqual(runs.loc["fiops", "jain_index"], 1.0)
+
+    def test_markdown(self):
+        self.assertIn("| ioprio | fiops |", self.md)
+        self.assertIn("| none | a | 55.0 ± 63.5 | 0.550 ± 0.635 | 0.500 | 10.0 ± 127.1% "
+                      "| 2.0 ± 0.0 | 2 |", self.md)
+        self.assertIn("none does not schedule", self.md)
+        self.assertIn("fiops does not take I/O priorities into account", self.md)
+        self.assertIn("* none: `none-1`, `none-2`", self.md)
+        self.assertIn("`fiops-3`: invalid", self.md)
+        self.assertIn("| kernel release | 6.1.0-test |", self.md)
+        self.assertIn("4 of 5 runs agree", self.md)
+        self.assertIn("`fiops-3`: blktrace and fio I/O counts differ", self.md)
+        self.assertIn("`boot/kyber`: no summary.json, the run did not finish "
+                      "(meta.json status: failed)", self.md)
+        self.assertNotIn("`boot`:", self.md)
+        self.assertIn("| repetitions per workload and scheduler (valid runs) | 2 |", self.md)
+
+    def test_plots(self):
+        names = ["ioprio-shares.png", "ioprio-p99.png", "ioprio-iops-none.png",
+                 "ioprio-iops-fiops.png"]
+        for name in names:
+            path = os.path.join(self.out, "plots", name)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+            self.assertIn("plots/" + name, self.md)
+
+
+if __name__ == "__main__":
+    unittest.main()
