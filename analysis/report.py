@@ -252,7 +252,7 @@ the ramp's end (first bio queued by a job plus the ramp) for the runtime.
   (marked abs).
 * Jain index over x = share / expected for the tasks expected a share:
   (sum x)^2 / (n sum x^2), 1 when every task gets exactly its due.
-* work conservation: all completions' IOPS (other included) over the throttle.
+* work conservation: the device's completed commands per second (C events with data, all tasks and the `other` row; merged bios count once, as the throttle counts them) over the throttle.
 * Means over the valid repetitions, with 95%% confidence intervals from the
   t distribution (mean ± half-width; none when there is one run).
 * Cross-check: each job's blktrace I/O count against fio's total_ios; %s.
