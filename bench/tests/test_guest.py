@@ -7,6 +7,8 @@ import sys
 import tempfile
 import unittest
 
+import pandas as pd
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.join(os.path.dirname(HERE), "bench.py")
 RUN_FILES = ("meta.json", "summary.json", "job.fio", "workload.fio", "plan",
@@ -122,6 +124,38 @@ class FiopsTest(GuestTest):
                          WORKLOAD="smoke-verify", RUNTIME=2, CAL_RUNTIME=1, RAMP=0)
         self.assertEqual(out.returncode, 1)
         self.assertIn("refused the tunables write_scale=101", out.stderr)
+
+
+class CompareTest(GuestTest):
+    """End to end: a short compare of two schedulers builds a report."""
+
+    def test_compare_builds_a_report(self):
+        top = os.path.dirname(os.path.dirname(HERE))
+        env = dict(os.environ, RESULTS=self.results, SCHEDS="none fiops",
+                   WORKLOADS="equal-readers", REPEAT="1", RUNTIME="4", CAL_RUNTIME="2",
+                   RAMP="1")
+        out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "compare.py")],
+                             env=env, capture_output=True, text=True, timeout=600)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("compare: [1/1] equal-readers DEPTH=4 rep 1 (none fiops): ok", out.stdout)
+        folder = out.stdout.strip().splitlines()[-1][len("run: "):]
+        report_dir = os.path.join(self.results, "report")
+        out = subprocess.run([sys.executable, "-m", "analysis.report", folder,
+                              "--out", report_dir], cwd=top, capture_output=True, text=True,
+                             timeout=300)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        with open(os.path.join(report_dir, "fairness-report.md")) as f:
+            md = f.read()
+        self.assertIn("## equal-readers", md)
+        self.assertIn("| equal-readers | ", md)
+        runs = pd.read_csv(os.path.join(report_dir, "runs.csv"))
+        for sched in ("none", "fiops"):
+            rows = runs[(runs["scheduler"] == sched) & runs["task"].isin(["r1", "r2", "r3", "r4"])]
+            self.assertEqual(len(rows), 4, runs.to_string())
+            self.assertTrue(rows["valid"].all())
+            self.assertAlmostEqual(rows["share"].sum(), 1.0, places=2)
+        pngs = os.listdir(os.path.join(report_dir, "plots"))
+        self.assertTrue(any(p.startswith("equal-readers") and p.endswith(".png") for p in pngs))
 
 
 class ThrottleTest(GuestTest):
