@@ -73,6 +73,7 @@ def job_tasks(fio, pids, weights):
         k = seen[job["name"]] = seen.get(job["name"], -1) + 1
         task = job["name"] if names.count(job["name"]) == 1 else "%s.%d" % (job["name"], k)
         rows.append({"task": task, "name": job["name"], "pid": job["pid"],
+                     "runtime_s": fio_job.get("job_runtime", 0) / 1000 or None,
                      "fio_ios": job["ios"], "fio_iops": job["iops"],
                      "direct": str(option(fio, fio_job, "direct", "0")) == "1",
                      "weight": weights.get(job["name"]), "expected": share})
@@ -102,8 +103,8 @@ def compute(run_dir, phase="main"):
     ramp, runtime = timing(fio, params)
     span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
     throttle = meta.get("throttle_iops", params.get("IOPS"))
-    fields, table, series = measure(bios, tasks, span, throttle,
-                                    metrics.device_iops(events, span))
+    fields, table, series = measure(bios, tasks, span, throttle, events)
+    span = (fields.pop("common_start"), fields.pop("common_end"))
     fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
                            window_s=round(span[1] - span[0], 6), ramp_s=ramp,
                            other_comms=other_comms(bios, span))
@@ -115,16 +116,21 @@ def compute(run_dir, phase="main"):
     return fields, table, series
 
 
-def measure(bios, tasks, span, throttle_iops, request_iops=None):
-    """(run fields, task table, time series) of attributed bios over span.
+def measure(bios, tasks, span, throttle_iops, events=None):
+    """(run fields, task table, time series) of attributed bios.
 
-    Adds the owning task to bios as column "task".
+    Adds the owning task to bios as column "task".  Each job is measured over
+    its own fio window; device totals and the series over the time all jobs
+    were measured (fields common_start, common_end).
     """
     bios["task"] = metrics.owners(bios, tasks)
     table = metrics.task_table(bios, tasks, span)
+    common = metrics.common_span(table, span)
+    request_iops = None if events is None else metrics.device_iops(events, common)
     fields = metrics.run_metrics(table, throttle_iops, request_iops)
     fields.update(metrics.cross_check(table))
-    return fields, table, metrics.timeseries(bios, span, list(table["task"]))
+    fields["common_start"], fields["common_end"] = common
+    return fields, table, metrics.timeseries(bios, common, list(table["task"]))
 
 
 def other_comms(bios, span):
@@ -139,7 +145,7 @@ def analyze_run(run_dir, phase="main"):
     return compute(run_dir, phase)[0]
 
 
-TASK_COLUMNS = ["task", "name", "pid", "ios", "queued", "incomplete", "iops", "bytes_per_s",
+TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "queued", "incomplete", "iops", "bytes_per_s",
                 "share", "device_share", "weight", "expected", "deviation", "deviation_kind",
                 "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct"]
 

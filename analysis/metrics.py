@@ -75,6 +75,27 @@ def window(bios, job_pids, ramp, runtime):
     return float(start), float(end)
 
 
+def task_span(own, runtime_s, span):
+    """The window fio measured for one job: its runtime, ending at its last
+    completion.  fio runs each job's ramp and runtime on its own clock (a
+    job's ramp can end seconds after another's), so one window for all
+    would count a different set of I/Os than fio does.  Other rows, and
+    jobs without a runtime or a completion, use the run's window."""
+    done = own["c_time"].dropna()
+    if pd.isna(runtime_s) or runtime_s is None or done.empty:
+        return span
+    end = float(done.max())
+    return end - runtime_s, end
+
+
+def common_span(table, span):
+    """The part of time every job was measured; the run's window if none."""
+    jobs = table[table["task"] != OTHER]
+    start = jobs["window_start"].max()
+    end = (jobs["window_start"] + jobs["window_s"]).min()
+    return (float(start), float(end)) if end > start else span
+
+
 def in_window(bios, span):
     return bios[(bios["q_time"] >= span[0]) & (bios["q_time"] < span[1])]
 
@@ -95,24 +116,28 @@ def task_table(bios, tasks, span):
     fio_iops, direct, expected.  share is among the fio jobs; device_share
     among everything the device completed, OTHER included.
     """
-    seconds = span[1] - span[0]
-    inside = in_window(bios, span)
-    done = inside[inside["complete"]]
     rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
-    job_ios = done["task"].ne(OTHER).sum()
     for row in rows:
-        mine = done[done["task"] == row["task"]]
-        row["queued"] = int((inside["task"] == row["task"]).sum())
+        own = bios[bios["task"] == row["task"]]
+        start, end = task_span(own, row.get("runtime_s"), span)
+        inside = in_window(own, (start, end))
+        mine = inside[inside["complete"]]
+        seconds = end - start
+        row["window_start"], row["window_s"] = round(start, 6), round(seconds, 6)
+        row["queued"] = len(inside)
         row["ios"] = len(mine)
         row["incomplete"] = row["queued"] - row["ios"]
-        row["iops"] = len(mine) / seconds
-        row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds
-        row["device_share"] = len(mine) / len(done) if len(done) else np.nan
-        if row["task"] != OTHER:
-            row["share"] = len(mine) / job_ios if job_ios else np.nan
-            row["deviation"], row["deviation_kind"] = deviation(row["share"], row["expected"])
+        row["iops"] = len(mine) / seconds if seconds > 0 else np.nan
+        row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds if seconds > 0 else np.nan
         row["p50_ms"], row["p99_ms"] = percentiles_ms(mine["latency"])
     table = pd.DataFrame(rows)
+    jobs = table["task"] != OTHER
+    table["device_share"] = table["iops"] / table["iops"].sum()
+    table["share"] = np.where(jobs, table["iops"] / table.loc[jobs, "iops"].sum(), np.nan)
+    dev = [deviation(r.share, r.expected) if r.task != OTHER else (np.nan, "")
+           for r in table.itertuples()]
+    table["deviation"] = [d[0] for d in dev]
+    table["deviation_kind"] = [d[1] for d in dev]
     table["pid"] = table["pid"].astype("Int64")
     return table
 

@@ -243,8 +243,11 @@ range, following splits, back and front merges and requeues; a bio counts
 once, as fio counts one I/O per queued bio, and its latency runs from Q to
 the completion of its last piece (Q2C).  The owner is the pid that queued
 the bio, paired with fio's jobs through the pids the guest recorded; bios of
-other pids are the `other` row.  Numbers cover fio's measured window: from
-the ramp's end (first bio queued by a job plus the ramp) for the runtime.
+other pids are the `other` row.  Each job is counted over the window fio
+measured for it (its `job_runtime`, ending at its last completion: fio keeps
+each job's ramp and runtime on the job's own clock); bios count when queued
+inside it.  Device totals and the time series cover the time all jobs were
+measured.
 
 * share: a task's part of the jobs' IOPS; expected: its weight in the
   workload's `# expect:` line over the sum of the weights.

@@ -163,3 +163,19 @@ class DeviceIopsTest(unittest.TestCase):
         events = pd.DataFrame(rows, columns=trace.COLUMNS)
         self.assertAlmostEqual(metrics.device_iops(events, (1.0, 3.0)), 1.5)
         self.assertEqual(metrics.device_iops(events, (1.0, 1.0)), 0.0)
+
+
+class TaskSpanTest(unittest.TestCase):
+    def test_each_job_is_measured_over_its_own_fio_window(self):
+        own = pd.DataFrame({"c_time": [0.5, 3.0, 9.0, float("nan")]})
+        self.assertEqual(metrics.task_span(own, 4.0, (1.0, 5.0)), (5.0, 9.0))
+        # No runtime from fio, or nothing completed: the run's window.
+        self.assertEqual(metrics.task_span(own, None, (1.0, 5.0)), (1.0, 5.0))
+        self.assertEqual(metrics.task_span(own.iloc[3:], 4.0, (1.0, 5.0)), (1.0, 5.0))
+
+    def test_common_span_is_where_all_jobs_were_measured(self):
+        table = pd.DataFrame({"task": ["a", "b", metrics.OTHER],
+                              "window_start": [1.0, 2.5, 0.0], "window_s": [10.0, 10.0, 20.0]})
+        self.assertEqual(metrics.common_span(table, (0.0, 1.0)), (2.5, 11.0))
+        table.loc[1, "window_start"] = 20.0
+        self.assertEqual(metrics.common_span(table, (0.0, 1.0)), (0.0, 1.0))
