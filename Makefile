@@ -17,7 +17,7 @@ export $(COMPARE_VARS)
 # make report: the compare folder to report on (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
 
-.PHONY: help deps kernel guest bench compare report calibrate kunit test lint clean
+.PHONY: help deps kernel guest bench compare reanalyse report calibrate kunit test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
@@ -42,6 +42,11 @@ bench: kernel guest
 
 compare: kernel guest
 	@$(PYTHON) bench/compare.py
+
+# Redo the blktrace analysis of finished runs: RUNS=<run folders>, or every
+# run of COMPARE.
+reanalyse: deps
+	@$(PYTHON) bench/bench.py --reanalyse $(or $(RUNS),$(patsubst %/meta.json,%,$(shell find $(COMPARE) -name summary.json -printf '%h/meta.json\n')))
 
 report: deps
 	@test -n "$(COMPARE)" || { echo "report: no compare folder under $(RESULTS); run make compare"; exit 1; }

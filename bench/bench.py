@@ -282,12 +282,37 @@ def analyse_trace(run_dir, meta):
     for d in fields["fio_blktrace_disagreements"]:
         reasons.append("%s: blktrace counted %d I/Os, fio %d (%+.1f%%)"
                        % (d["task"], d["blktrace_ios"], d["fio_ios"], 100 * d["diff"]))
-    meta["invalid_reasons"] += reasons
+    # Kept apart from the guest-side reasons so that reanalysis replaces them.
+    meta["trace_invalid_reasons"] = reasons
+    meta["invalid_reasons"] = meta.get("run_invalid_reasons", meta["invalid_reasons"]) + reasons
     meta["valid"] = not meta["invalid_reasons"]
     result = read_json(os.path.join(run_dir, "summary.json"))
     result["valid"] = meta["valid"]
     write_json(os.path.join(run_dir, "summary.json"), result)
     return result
+
+
+TRACE_REASON = re.compile(r"blktrace counted \d+ I/Os|^blktrace is incomplete")
+
+
+def reanalyse(run_dirs):
+    """Redo the trace analysis of finished runs (make reanalyse RUNS=...).
+
+    The guest's data is not touched; summary.json, tasks.csv, timeseries.csv
+    and the trace part of meta.json's validity are written anew, and
+    meta.json records when.
+    """
+    for run_dir in run_dirs:
+        meta = read_json(os.path.join(run_dir, "meta.json"))
+        if meta.get("status") != "ok":
+            say("%s: status %s, skipped" % (run_dir, meta.get("status")))
+            continue
+        meta["run_invalid_reasons"] = meta.get("run_invalid_reasons", [
+            r for r in meta["invalid_reasons"] if not TRACE_REASON.search(r)])
+        result = analyse_trace(run_dir, meta)
+        meta["reanalysed"] = utc_now().isoformat()
+        write_json(os.path.join(run_dir, "meta.json"), meta)
+        say("%s: valid %s, Jain %s" % (run_dir, result["valid"], result["jain_index"]))
 
 
 def base_meta(p, notes, kernel_info, text, when):
@@ -338,6 +363,7 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
         if boot_error:
             raise RunError(boot_error)
         result = analyse(run_dir, p, meta)
+        meta["run_invalid_reasons"] = list(meta["invalid_reasons"])
         result = analyse_trace(run_dir, meta)
         meta["status"] = "ok"
         say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled; Jain %s"
@@ -424,4 +450,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--reanalyse"]:
+        sys.exit(reanalyse(sys.argv[2:]) or 0)
     sys.exit(main())

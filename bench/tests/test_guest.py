@@ -118,6 +118,16 @@ class FiopsTest(GuestTest):
             debugfs = f.read()
         self.assertIn("== dispatched", debugfs)
         self.assertIn("== service_tree", debugfs)
+        # Reanalysis from the stored trace gives the same numbers.
+        run = os.path.join(boot, "fiops")
+        before = load(run, "summary.json")
+        out = subprocess.run([sys.executable, BENCH, "--reanalyse", run],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        after = load(run, "summary.json")
+        self.assertTrue(after["valid"])
+        self.assertEqual(after["jain_index"], before["jain_index"])
+        self.assertIn("reanalysed", load(run, "meta.json"))
 
     def test_bad_tunable_is_refused(self):
         out, run = bench(self.results, SCHED="fiops", TUNE="write_scale=101",
