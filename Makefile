@@ -46,7 +46,7 @@ compare: kernel guest
 # Redo the blktrace analysis of finished runs: RUNS=<run folders>, or every
 # run of COMPARE.
 reanalyse: deps
-	@$(PYTHON) bench/bench.py --reanalyse $(or $(RUNS),$(patsubst %/meta.json,%,$(shell find $(COMPARE) -name summary.json -printf '%h/meta.json\n')))
+	@$(PYTHON) bench/bench.py --reanalyse $(or $(RUNS),$(shell find $(COMPARE) -name summary.json -printf '%h\n'))
 
 report: deps
 	@test -n "$(COMPARE)" || { echo "report: no compare folder under $(RESULTS); run make compare"; exit 1; }

@@ -9,6 +9,7 @@ run is valid only when the ceiling is at least twice the throttle: below
 that the emulator, not the throttle, sets the numbers.
 """
 
+import copy
 import datetime
 import json
 import os
@@ -199,9 +200,7 @@ def collect_step(run_dir, name):
     if rc != 0:
         raise RunError("step %s: fio exited %d; see %s" % (name, rc, os.path.join(d, "fio.log")))
     step = {"queue": read_kv(os.path.join(d, "queue.txt"))}
-    with open(os.path.join(d, "queue.txt")) as f:
-        step["tune_skipped"] = [line.strip().partition("=")[2] for line in f
-                                if line.startswith("tune_skipped=")]
+    step["tune_skipped"] = [k for k in step["queue"].get("tune_skipped", "").split(",") if k]
     fio = read_json(os.path.join(d, "fio.json"))
     with open(os.path.join(d, "pids.txt")) as f:
         pids = [int(x) for x in f.read().split()]
@@ -260,7 +259,9 @@ def analyse(run_dir, p, meta):
                            "runtime": p["CAL_RUNTIME"], "tasks": cal["tasks"]}
     meta["blktrace_dropped"] = main["blktrace_dropped"]
     meta["dmesg_problems"] = problems
-    meta["invalid_reasons"] = validity(p, cal, main, problems)
+    # The guest-side reasons; analyse_trace() adds the trace's.
+    meta["run_invalid_reasons"] = validity(p, cal, main, problems)
+    meta["invalid_reasons"] = list(meta["run_invalid_reasons"])
     meta["valid"] = not meta["invalid_reasons"]
     result = summary.build(p, meta, main)
     write_json(os.path.join(run_dir, "summary.json"), result)
@@ -284,7 +285,7 @@ def analyse_trace(run_dir, meta):
                        % (d["task"], d["blktrace_ios"], d["fio_ios"], 100 * d["diff"]))
     # Kept apart from the guest-side reasons so that reanalysis replaces them.
     meta["trace_invalid_reasons"] = reasons
-    meta["invalid_reasons"] = meta.get("run_invalid_reasons", meta["invalid_reasons"]) + reasons
+    meta["invalid_reasons"] = meta["run_invalid_reasons"] + reasons
     meta["valid"] = not meta["invalid_reasons"]
     result = read_json(os.path.join(run_dir, "summary.json"))
     result["valid"] = meta["valid"]
@@ -354,7 +355,7 @@ def share_boot_files(boot_dir, run_dir):
 
 def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
     """Analyse one scheduler's run of the boot; write its meta and summary."""
-    meta = json.loads(json.dumps(boot_meta))
+    meta = copy.deepcopy(boot_meta)
     meta["params"]["SCHED"] = p["SCHED"]
     meta["scheduler"] = p["SCHED"]
     share_boot_files(boot_dir, run_dir)
@@ -362,8 +363,7 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
     try:
         if boot_error:
             raise RunError(boot_error)
-        result = analyse(run_dir, p, meta)
-        meta["run_invalid_reasons"] = list(meta["invalid_reasons"])
+        analyse(run_dir, p, meta)
         result = analyse_trace(run_dir, meta)
         meta["status"] = "ok"
         say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled; Jain %s"

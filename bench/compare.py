@@ -44,7 +44,7 @@ def matrix(env):
 
 
 def run_cell(cell, out_dir, env):
-    """One boot; returns (exit code, boot folder or None)."""
+    """One boot; returns (exit code, boot folder or None, bench's last stderr line)."""
     full = dict(env, RESULTS=out_dir, SCHED=" ".join(cell["scheds"]),
                 WORKLOAD=cell["workload"], DEPTH=str(cell["depth"]))
     for k, v in SHORT.items():
@@ -73,8 +73,8 @@ def main():
         print("compare: %s" % e, file=sys.stderr)
         return 1
     out_dir = bench.make_run_dir("compare", "", bench.utc_now())
-    bench.write_json(os.path.join(out_dir, "compare.json"), {"cells": cells, "env": {
-        k: env[k] for k in params_mod.DEFAULTS if env.get(k)}})
+    record = {"cells": cells, "env": {k: env[k] for k in params_mod.DEFAULTS if env.get(k)}}
+    bench.write_json(os.path.join(out_dir, "compare.json"), record)
     started, worst = time.monotonic(), 0
     for i, cell in enumerate(cells):
         t0 = time.monotonic()
@@ -88,7 +88,7 @@ def main():
                  eta(started, i + 1, len(cells))), flush=True)
         if code:
             print("compare:   " + last[0], flush=True)
-        bench.write_json(os.path.join(out_dir, "compare.json"), {"cells": cells})
+        bench.write_json(os.path.join(out_dir, "compare.json"), record)
     print("run: " + out_dir)
     return worst
 
