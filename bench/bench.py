@@ -149,6 +149,14 @@ def make_disks(run_id):
     return d, paths
 
 
+def disk_args(p, disks):
+    """The measured device, throttled, and its twin, which is not: the
+    twin's calibration measures what the guest can do without a throttle."""
+    return [qemu.nvme_args(qemu.THROTTLED, disks[qemu.THROTTLED], p["IOQPAIRS"],
+                           params_mod.device_cost_model(p)),
+            qemu.nvme_args(qemu.UNTHROTTLED, disks[qemu.UNTHROTTLED], p["IOQPAIRS"])]
+
+
 def boot(run_dir, p, meta, steps):
     disk_dir, disks = make_disks(os.path.basename(run_dir))
     try:
@@ -156,8 +164,7 @@ def boot(run_dir, p, meta, steps):
         cmd = qemu.command(
             KERNEL, INITRD, meta["accel"], p["VCPUS"], p["MEM"],
             qemu.kernel_cmdline(p["DEPTH"], p["IDLE"]), console, run_dir,
-            [qemu.nvme_args(qemu.THROTTLED, disks[qemu.THROTTLED], p["IOQPAIRS"], p["IOPS"]),
-             qemu.nvme_args(qemu.UNTHROTTLED, disks[qemu.UNTHROTTLED], p["IOQPAIRS"])])
+            disk_args(p, disks))
         meta["qemu_cmdline"] = cmd
         write_json(os.path.join(run_dir, "meta.json"), meta)
         say("booting (%s, timeout %ds); console: %s" % (meta["accel"], meta["timeout"], console))
@@ -332,6 +339,7 @@ def base_meta(p, notes, kernel_info, text, when):
         "host_fio_version": subprocess.run(["fio", "--version"], capture_output=True,
                                            text=True).stdout.strip(),
         "throttle_iops": p["IOPS"],
+        "device_cost_model": params_mod.device_cost_model(p),
         "device_depth": p["DEPTH"],
         "ioqpairs": p["IOQPAIRS"],
         "vcpus": p["VCPUS"],

@@ -18,6 +18,9 @@ DEFAULTS = {
               "space-separated, run one after the other in one boot"),
     "WORKLOAD": ("equal-readers", "name in workloads/ or path to a fio jobfile"),
     "IOPS": ("1000", "QEMU throttle on the measured device (iops-total)"),
+    "BPS": ("0", "QEMU bytes/s throttle on the measured device (bps-total); 0 = off"),
+    "IOPS_SIZE": ("0", "QEMU iops-size: a request of S > IOPS_SIZE bytes counts as "
+                  "S/IOPS_SIZE I/Os against IOPS; 0 = off"),
     "DEPTH": ("4", "nvme.io_queue_depth; the device has DEPTH-1 tags"),
     "NR_REQUESTS": ("auto", "queue/nr_requests; auto = max(64, workload depth)"),
     "RUNTIME": ("30", "seconds of measured fio run"),
@@ -35,8 +38,14 @@ DEFAULTS = {
 
 # Inclusive integer ranges.  DEPTH: the nvme driver takes 2..4095.
 # NR_REQUESTS: blk-mq caps scheduler queues at MAX_SCHED_RQ (2048).
+# BPS, IOPS_SIZE: the range of a value other than 0 (off).  BPS: less than
+# one 4 KiB page a second is no device to measure.  IOPS_SIZE: the emulated
+# NVMe device takes at most 512 KiB a request (QEMU's default MDTS), so an
+# IOPS_SIZE over 1 MiB could never charge a request more than one I/O.
 RANGES = {
     "IOPS": (10, 1000000),
+    "BPS": (4096, 10 ** 12),
+    "IOPS_SIZE": (512, 1 << 20),
     "DEPTH": (2, 4095),
     "NR_REQUESTS": (1, 2048),
     "RUNTIME": (1, 3600),
@@ -49,7 +58,8 @@ RANGES = {
 }
 
 
-AUTO = ("NR_REQUESTS", "TIMEOUT")
+# The value that means "derive it" (auto) or "off" (0): None in params.
+UNSET = {"NR_REQUESTS": "auto", "TIMEOUT": "auto", "BPS": "0", "IOPS_SIZE": "0"}
 
 
 class ParamError(ValueError):
@@ -77,7 +87,8 @@ def parse_int(name, value):
     except ValueError:
         raise ParamError("%s=%s: not a whole number" % (name, value)) from None
     if not lo <= number <= hi:
-        raise ParamError("%s=%s: must be between %d and %d" % (name, value, lo, hi))
+        off = " (or 0: off)" if UNSET.get(name) == "0" else ""
+        raise ParamError("%s=%s: must be between %d and %d%s" % (name, value, lo, hi, off))
     return number
 
 
@@ -137,7 +148,7 @@ def load(env=None):
     params["IDLE"] = raw["IDLE"]
 
     for name in RANGES:
-        if raw[name] == "auto" and name in AUTO:
+        if raw[name] == UNSET.get(name):
             params[name] = None
         else:
             params[name] = parse_int(name, raw[name])
@@ -145,3 +156,9 @@ def load(env=None):
         notes.append("VCPUS=1: the emulated NVMe device loses completions with one vCPU "
                      "here (I/O timeouts, see the README's calibration section)")
     return params, notes
+
+
+def device_cost_model(p):
+    """What one request costs the throttled device: meta.json, summary.json
+    and analysis/devcost.py read this dict; None means that limit is off."""
+    return {"iops": p["IOPS"], "bps": p["BPS"], "iops_size": p["IOPS_SIZE"]}

@@ -29,16 +29,23 @@ def kernel_cmdline(depth, idle="halt"):
     return " ".join(args)
 
 
-def nvme_args(serial, image, ioqpairs, iops=None):
-    """One NVMe controller with one namespace backed by a raw image.
+# device_cost_model keys and the QEMU throttling options they set.
+THROTTLE_OPTIONS = (("iops", "iops-total"), ("bps", "bps-total"), ("iops_size", "iops-size"))
+
+
+def nvme_args(serial, image, ioqpairs, cost_model=None):
+    """One NVMe controller with one namespace backed by a raw image,
+    throttled as cost_model (params.device_cost_model) says when given.
 
     QEMU's leaky bucket cannot hold less than iops/10 requests (100 ms) when
     no burst is set, and a burst must be at least the average: the harness
     keeps that default and lets fio's ramp_time swallow the initial burst.
+    The same holds for the bytes bucket.
     """
     drive = "file=%s,if=none,id=%s,format=raw,aio=threads,cache=writeback" % (image, serial)
-    if iops:
-        drive += ",throttling.iops-total=%d" % iops
+    for key, option in THROTTLE_OPTIONS:
+        if cost_model and cost_model[key]:
+            drive += ",throttling.%s=%d" % (option, cost_model[key])
     device = "nvme,drive=%s,serial=%s,max_ioqpairs=%d" % (serial, serial, ioqpairs)
     return ["-drive", drive, "-device", device]
 

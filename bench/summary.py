@@ -32,6 +32,7 @@ def build(p, meta, main):
         "scheduler": p["SCHED"],
         "workload": p["WORKLOAD"],
         "throttle_iops": p["IOPS"],
+        "device_cost_model": meta["device_cost_model"],
         "device_depth": p["DEPTH"],
         "device_tags": meta["device_tags"],
         "nr_requests": meta["nr_requests_set"],

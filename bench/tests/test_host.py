@@ -10,6 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bench  # noqa: E402
 import jobfile  # noqa: E402
+from analysis import devcost  # noqa: E402  (bench put the top folder on the path)
 import kunit  # noqa: E402
 import params  # noqa: E402
 import summary  # noqa: E402
@@ -64,6 +65,32 @@ class ParamsTest(unittest.TestCase):
             with self.assertRaises(params.ParamError) as cm:
                 self.load(**env)
             self.assertIn(message, str(cm.exception), env)
+
+    def test_size_charging_is_off_by_default(self):
+        p, _ = self.load()
+        self.assertIsNone(p["BPS"])
+        self.assertIsNone(p["IOPS_SIZE"])
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 1000, "bps": None, "iops_size": None})
+        p, _ = self.load(IOPS=500, BPS=4096000, IOPS_SIZE=4096)
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 500, "bps": 4096000, "iops_size": 4096})
+
+    def test_size_charging_ranges(self):
+        for env, message in ((dict(BPS="100"), "BPS=100: must be between 4096 and "
+                              "1000000000000 (or 0: off)"),
+                             (dict(IOPS_SIZE="4k"), "IOPS_SIZE=4k: not a whole number"),
+                             (dict(IOPS_SIZE="-4096"), "IOPS_SIZE=-4096: must be between 512"),
+                             (dict(IOPS_SIZE=str(2 << 20)), "IOPS_SIZE=2097152")):
+            with self.assertRaises(params.ParamError) as cm:
+                self.load(**env)
+            self.assertIn(message, str(cm.exception))
+
+    def test_makefile_exports_every_parameter(self):
+        with open(os.path.join(params.TOP, "Makefile")) as f:
+            text = f.read().replace("\\\n", " ")
+        line = next(l for l in text.splitlines() if l.startswith("BENCH_VARS :="))
+        self.assertEqual(sorted(line.split(":=")[1].split()), sorted(params.DEFAULTS))
 
     def test_workload_path(self):
         with tempfile.NamedTemporaryFile("w", suffix=".fio") as f:
@@ -126,6 +153,58 @@ class SummaryTest(unittest.TestCase):
     def test_pid_count_mismatch_guesses_nothing(self):
         fio = {"jobs": [fio_job("a", 1.0), fio_job("b", 1.0)]}
         self.assertEqual([x["pid"] for x in summary.tasks(fio, [7])], [None, None])
+
+
+    def test_summary_carries_the_cost_model(self):
+        model = {"iops": 1000, "bps": None, "iops_size": 4096}
+        p = {"SCHED": "bfq", "WORKLOAD": "w", "IOPS": 1000, "DEPTH": 4}
+        meta = {"device_cost_model": model, "device_tags": 3, "nr_requests_set": 64,
+                "tunables": {}, "calibration": {"ceiling_iops": 5000.0}, "valid": True}
+        out = summary.build(p, meta, {"total_iops": 900.0, "tasks": []})
+        self.assertEqual(out["device_cost_model"], model)
+
+
+class DeviceTest(unittest.TestCase):
+    """The QEMU drives: only the measured device is throttled."""
+
+    def drives(self, **env):
+        p, _ = params.load({k: str(v) for k, v in env.items()})
+        disks = bench.disk_args(p, {"thr": "/d/thr.img", "raw": "/d/raw.img"})
+        return [d[1] for d in disks]
+
+    def test_size_charging_on_the_throttled_device_only(self):
+        thr, raw = self.drives(IOPS=1000, BPS=8192000, IOPS_SIZE=4096)
+        self.assertTrue(thr.startswith("file=/d/thr.img,"))
+        self.assertTrue(thr.endswith(",throttling.iops-total=1000,throttling.bps-total=8192000,"
+                                     "throttling.iops-size=4096"), thr)
+        self.assertTrue(raw.startswith("file=/d/raw.img,"))
+        self.assertNotIn("throttling", raw)
+
+    def test_iops_only_by_default(self):
+        thr, raw = self.drives()
+        self.assertTrue(thr.endswith(",throttling.iops-total=1000"), thr)
+        self.assertEqual(thr.count("throttling"), 1)
+        self.assertNotIn("throttling", raw)
+
+
+class DevcostTest(unittest.TestCase):
+    def test_iops_only_charges_every_request_the_same(self):
+        model = {"iops": 1000, "bps": None, "iops_size": None}
+        for nbytes in (512, 4096, 1 << 20):
+            self.assertAlmostEqual(devcost.request_cost(nbytes, model), 0.001)
+
+    def test_iops_size_charges_size_over_it_and_at_least_one(self):
+        model = {"iops": 1000, "bps": None, "iops_size": 4096}
+        self.assertAlmostEqual(devcost.request_cost(512, model), 0.001)
+        self.assertAlmostEqual(devcost.request_cost(4096, model), 0.001)
+        self.assertAlmostEqual(devcost.request_cost(6144, model), 0.0015)  # not rounded
+        self.assertAlmostEqual(devcost.request_cost(65536, model), 0.016)
+
+    def test_bps_is_the_larger_of_the_two(self):
+        model = {"iops": 1000, "bps": 8192000, "iops_size": None}
+        self.assertAlmostEqual(devcost.request_cost(4096, model), 0.001)   # iops bound
+        self.assertAlmostEqual(devcost.request_cost(65536, model), 0.008)  # bytes bound
+        self.assertAlmostEqual(devcost.request_cost(65536, {"iops": 1000}), 0.001)
 
 
 class RunDirTest(unittest.TestCase):
