@@ -93,21 +93,38 @@ def make_run_dir(sched, workload, when):
     raise RunError("cannot create a run folder under %s" % RESULTS)
 
 
-def plan_steps(p, runs, boot_dir):
+def tune_column(items):
+    """A plan's tunables column: name=value,... or "-" for none."""
+    return ",".join("%s=%s" % tuple(kv) for kv in items) or "-"
+
+
+def plan_steps(runs, boot_dir):
     """(folder, serial, sched, nr_requests, runtime, trace, tune) per step.
 
-    Each scheduler gets a calibration on the unthrottled twin and then the
-    measured step, in the order SCHED names them.
+    runs is [(run parameters, run folder)], one per variant of SCHED (see
+    params.run_params).  Each gets a calibration on the unthrottled twin and
+    then the measured step, in the order SCHED names them, with its own
+    tunables.
     """
-    tune = ",".join("%s=%s" % kv for kv in p["TUNE"]) or "-"
     steps = []
-    for sched, run_dir in runs:
+    for p, run_dir in runs:
+        sched, tune = p["SCHED"], tune_column(p["TUNE"])
         nr = 0 if sched == "none" else p["NR_REQUESTS"]
         guest = os.path.normpath(os.path.join(os.path.relpath(run_dir, boot_dir), "guest"))
         steps.append((guest + "/calibration", qemu.UNTHROTTLED, sched, nr,
                       p["CAL_RUNTIME"], 0, tune))
         steps.append((guest + "/main", qemu.THROTTLED, sched, nr, p["RUNTIME"], 1, tune))
     return steps
+
+
+def make_runs(p, when):
+    """The boot folder and [(run parameters, run folder)], one per variant:
+    the boot folder itself for one, <boot folder>/<label>/ for several."""
+    labels = [v["label"] for v in p["VARIANTS"]]
+    boot_dir = make_run_dir("+".join(labels), p["WORKLOAD"], when)
+    return boot_dir, [(params_mod.run_params(p, v),
+                       boot_dir if len(labels) == 1 else os.path.join(boot_dir, v["label"]))
+                      for v in p["VARIANTS"]]
 
 
 def auto_timeout(p, steps):
@@ -362,10 +379,16 @@ def share_boot_files(boot_dir, run_dir):
 
 
 def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
-    """Analyse one scheduler's run of the boot; write its meta and summary."""
+    """Analyse one variant's run of the boot; write its meta and summary.
+
+    Its params are those of the run: the kernel's scheduler name, and TUNE
+    with the variant's tunables merged in.
+    """
     meta = copy.deepcopy(boot_meta)
-    meta["params"]["SCHED"] = p["SCHED"]
+    for key in ("SCHED", "VARIANT", "TUNE"):
+        meta["params"][key] = p[key]
     meta["scheduler"] = p["SCHED"]
+    meta["variant"] = p["VARIANT"]
     share_boot_files(boot_dir, run_dir)
     code = 0
     try:
@@ -375,19 +398,19 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
         result = analyse_trace(run_dir, meta)
         meta["status"] = "ok"
         say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled; Jain %s"
-            % (p["SCHED"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"],
+            % (p["VARIANT"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"],
                result["jain_index"]))
         for t in result["tasks"]:
             say("  %-16s pid %-6s %8.1f IOPS  share %.3f"
                 % (t["name"], t["pid"], t["iops"], t["share"]))
         if not meta["valid"]:
             for r in meta["invalid_reasons"]:
-                print("bench: INVALID RUN (%s): %s" % (p["SCHED"], r), file=sys.stderr)
+                print("bench: INVALID RUN (%s): %s" % (p["VARIANT"], r), file=sys.stderr)
             code = 2
     except (RunError, OSError, ValueError, KeyError) as e:
         meta["status"] = "failed"
         meta["reason"] = str(e)
-        print("bench: FAILED (%s): %s" % (p["SCHED"], e), file=sys.stderr)
+        print("bench: FAILED (%s): %s" % (p["VARIANT"], e), file=sys.stderr)
         code = 1
     meta["end"] = utc_now().isoformat()
     write_json(os.path.join(run_dir, "meta.json"), meta)
@@ -397,7 +420,7 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
 def check_kernel(p):
     if not os.path.exists(KERNEL) or not os.path.exists(INITRD):
         return "no kernel or initramfs in %s; run make bench, not bench.py" % BUILD
-    if "fiops" in p["SCHEDS"] and not has_fiops():
+    if "fiops" in [v["scheduler"] for v in p["VARIANTS"]] and not has_fiops():
         return ("fiops is not in this kernel (kernel-patches/series does not add "
                 "CONFIG_MQ_IOSCHED_FIOPS)")
     return None
@@ -422,18 +445,15 @@ def main():
         p["NR_REQUESTS"] = min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
 
     when = utc_now()
-    boot_dir = make_run_dir("+".join(p["SCHEDS"]), p["WORKLOAD"], when)
-    if len(p["SCHEDS"]) == 1:
-        runs = [(p["SCHED"], boot_dir)]
-    else:
-        runs = [(s, os.path.join(boot_dir, s)) for s in p["SCHEDS"]]
-    steps = plan_steps(p, runs, boot_dir)
+    boot_dir, runs = make_runs(p, when)
+    steps = plan_steps(runs, boot_dir)
     if p["TIMEOUT"] is None:
         p["TIMEOUT"] = auto_timeout(p, steps)
 
     meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), text, when)
     meta["timeout"] = p["TIMEOUT"]
-    meta["boot"] = {"folder": os.path.basename(boot_dir), "schedulers": p["SCHEDS"]}
+    meta["boot"] = {"folder": os.path.basename(boot_dir),
+                    "schedulers": [v["entry"] for v in p["VARIANTS"]]}
     meta["accel"], meta["accel_note"] = choose_accel(p, boot_dir)
     write_inputs(boot_dir, p, steps, text)
     if os.environ.get("GUEST_HANG") == "1":
@@ -444,10 +464,10 @@ def main():
     except (RunError, OSError) as e:
         boot_error = str(e)
     code = 0
-    for sched, run_dir in runs:
-        code = max(code, finish_run(dict(p, SCHED=sched), meta, run_dir, boot_dir, boot_error))
+    for run_p, run_dir in runs:
+        code = max(code, finish_run(run_p, meta, run_dir, boot_dir, boot_error))
         if run_dir != boot_dir:
-            say("%s run: %s" % (sched, run_dir))
+            say("%s run: %s" % (run_p["VARIANT"], run_dir))
     if len(runs) > 1:
         meta["status"] = "failed" if boot_error else "ok"
         meta["runs"] = [os.path.basename(d) for _, d in runs]

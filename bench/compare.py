@@ -27,7 +27,9 @@ SHORT = {"RUNTIME": "10", "RAMP": "1", "CAL_RUNTIME": "2"}
 
 
 def matrix(env):
-    scheds = params_mod.parse_scheds(env.get("SCHEDS") or " ".join(params_mod.SCHEDULERS), [])
+    # Variants too ("bfq bfq:low_latency=0"): bench.py gets them back as SCHED.
+    scheds = [v["entry"] for v in
+              params_mod.parse_scheds(env.get("SCHEDS") or " ".join(params_mod.SCHEDULERS), [])]
     workloads = (env.get("WORKLOADS") or " ".join(WORKLOADS)).split()
     depths = [params_mod.parse_int("DEPTH", d) for d in (env.get("DEPTHS") or "4").split()]
     repeat = int(env.get("REPEAT") or 3)

@@ -92,36 +92,77 @@ def parse_int(name, value):
     return number
 
 
-def parse_scheds(value, notes):
-    """One scheduler, or several in the order they run; 2012 names mapped."""
-    scheds = []
-    for sched in value.replace(",", " ").split():
-        if sched in ALIASES:
-            notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
-            sched = ALIASES[sched]
-        if sched not in SCHEDULERS:
-            raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq)"
-                             % (sched, ", ".join(SCHEDULERS)))
-        if sched in scheds:
-            raise ParamError("SCHED=%s: %s is named twice" % (value, sched))
-        scheds.append(sched)
-    if not scheds:
-        raise ParamError("SCHED is empty")
-    return scheds
-
-
 TUNE_ITEM = re.compile(r"^([a-z][a-z0-9_]*)=([0-9A-Za-z_.-]+)$")
+# A variant's label names its run folder: the entry with every character
+# that a path, make or the shell could take apart replaced by "_".
+LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]")
 
 
-def parse_tune(value):
+def parse_tune(value, where=None):
     """"write_scale=3,read_scale=1" -> [("write_scale", "3"), ...]."""
     items = []
     for item in value.replace(",", " ").split():
         m = TUNE_ITEM.match(item)
         if not m:
-            raise ParamError("TUNE=%s: %s is not name=value" % (value, item))
+            raise ParamError("%s: %s is not name=value" % (where or "TUNE=" + value, item))
         items.append(m.groups())
     return items
+
+
+def split_sched(value):
+    """SCHED's entries.  Spaces and commas separate them, but a name=value,
+    which cannot be a scheduler, continues the tunables of the variant
+    before it: "none,bfq:low_latency=0,slice_idle=0 fiops" is three entries."""
+    entries = []
+    for token in re.split(r"[\s,]+", value.strip()):
+        if "=" in token and ":" not in token and entries and ":" in entries[-1]:
+            entries[-1] += "," + token
+        elif token:
+            entries.append(token)
+    return entries
+
+
+def parse_variant(entry, value, notes):
+    """"bfq:low_latency=0" -> {"entry", "label", "scheduler", "tune"}."""
+    sched, colon, tune = entry.partition(":")
+    if sched in ALIASES:
+        notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
+        sched = ALIASES[sched]
+    if sched not in SCHEDULERS:
+        raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq), "
+                         "optionally with :name=value,..." % (sched, ", ".join(SCHEDULERS)))
+    items = parse_tune(tune, "SCHED=" + value)
+    if colon and not items:
+        raise ParamError("SCHED=%s: %s has no tunables after the colon" % (value, entry))
+    if items:
+        entry = "%s:%s" % (sched, ",".join("%s=%s" % kv for kv in items))
+    else:
+        entry = sched
+    return {"entry": entry, "label": LABEL_UNSAFE.sub("_", entry), "scheduler": sched,
+            "tune": items}
+
+
+def parse_scheds(value, notes):
+    """The variants in the order they run; 2012 names mapped.  A variant is
+    a scheduler, or a scheduler with its own tunables ("bfq:low_latency=0")."""
+    variants = []
+    for entry in split_sched(value):
+        variant = parse_variant(entry, value, notes)
+        if variant["label"] in [v["label"] for v in variants]:
+            raise ParamError("SCHED=%s: %s is named twice" % (value, variant["entry"]))
+        variants.append(variant)
+    if not variants:
+        raise ParamError("SCHED is empty")
+    return variants
+
+
+def run_params(p, variant):
+    """The parameters of one variant's run: its scheduler, and TUNE with the
+    variant's tunables on top, for that run only."""
+    tune = dict(p["TUNE"])
+    tune.update(variant["tune"])
+    return dict(p, SCHED=variant["scheduler"], VARIANT=variant["label"],
+                TUNE=list(tune.items()))
 
 
 def load(env=None):
@@ -131,8 +172,8 @@ def load(env=None):
     notes = []
     params = {}
 
-    params["SCHEDS"] = parse_scheds(raw["SCHED"], notes)
-    params["SCHED"] = params["SCHEDS"][0]
+    params["VARIANTS"] = parse_scheds(raw["SCHED"], notes)
+    params["SCHED"] = params["VARIANTS"][0]["scheduler"]
     params["TUNE"] = parse_tune(raw["TUNE"])
 
     params["WORKLOAD"] = raw["WORKLOAD"]

@@ -30,6 +30,7 @@ def tasks(fio, pids):
 def build(p, meta, main):
     return {
         "scheduler": p["SCHED"],
+        "variant": p["VARIANT"],
         "workload": p["WORKLOAD"],
         "throttle_iops": p["IOPS"],
         "device_cost_model": meta["device_cost_model"],

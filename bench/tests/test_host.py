@@ -1,5 +1,7 @@
 """Host tests of the orchestrator: no guest is booted."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -9,6 +11,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bench  # noqa: E402
+import compare  # noqa: E402
 import jobfile  # noqa: E402
 from analysis import devcost  # noqa: E402  (bench put the top folder on the path)
 import kunit  # noqa: E402
@@ -37,7 +40,7 @@ class ParamsTest(unittest.TestCase):
 
     def test_several_schedulers_and_tunables(self):
         p, notes = self.load(SCHED="none cfq,fiops", TUNE="write_scale=3 read_scale=1")
-        self.assertEqual(p["SCHEDS"], ["none", "bfq", "fiops"])
+        self.assertEqual([v["label"] for v in p["VARIANTS"]], ["none", "bfq", "fiops"])
         self.assertEqual(p["SCHED"], "none")
         self.assertEqual(p["TUNE"], [("write_scale", "3"), ("read_scale", "1")])
         self.assertEqual(len(notes), 1)
@@ -60,11 +63,49 @@ class ParamsTest(unittest.TestCase):
             (dict(TUNE="write_scale"), "write_scale is not name=value"),
             (dict(TUNE="../x=1"), "../x=1 is not name=value"),
             (dict(TUNE="write_scale=3;reboot"), "is not name=value"),
+            (dict(SCHED="bfq:low_latency=0 bfq:low_latency=0"),
+             "bfq:low_latency=0 is named twice"),
+            (dict(SCHED="bfq cfq"), "bfq is named twice"),
+            (dict(SCHED="bfq:"), "bfq: has no tunables after the colon"),
+            (dict(SCHED="bfq:low_latency"), "SCHED=bfq:low_latency: low_latency is not"),
+            (dict(SCHED="bfq:x=1;reboot"), "x=1;reboot is not name=value"),
+            (dict(SCHED="bfq:x=1:y=2"), "is not name=value"),
+            (dict(SCHED="cfq2:x=1"), "SCHED=cfq2: must be one of"),
+            (dict(SCHED="low_latency=0 bfq"), "SCHED=low_latency=0: must be one of"),
         ]
         for env, message in cases:
             with self.assertRaises(params.ParamError) as cm:
                 self.load(**env)
             self.assertIn(message, str(cm.exception), env)
+
+    def test_variants(self):
+        p, notes = self.load(SCHED="bfq bfq:low_latency=0 fiops")
+        self.assertEqual(p["SCHED"], "bfq")
+        self.assertEqual(p["VARIANTS"], [
+            {"entry": "bfq", "label": "bfq", "scheduler": "bfq", "tune": []},
+            {"entry": "bfq:low_latency=0", "label": "bfq_low_latency=0", "scheduler": "bfq",
+             "tune": [("low_latency", "0")]},
+            {"entry": "fiops", "label": "fiops", "scheduler": "fiops", "tune": []}])
+        self.assertEqual(notes, [])
+
+    def test_variant_tunables_continue_after_commas(self):
+        p, notes = self.load(SCHED="none,cfq:low_latency=0,slice_idle=0, fiops,bfq")
+        self.assertEqual([v["entry"] for v in p["VARIANTS"]],
+                         ["none", "bfq:low_latency=0,slice_idle=0", "fiops", "bfq"])
+        self.assertEqual(p["VARIANTS"][1]["label"], "bfq_low_latency=0_slice_idle=0")
+        self.assertIn("2012 name", notes[0])
+
+    def test_variant_tunables_go_on_top_of_tune_for_its_run(self):
+        p, _ = self.load(SCHED="bfq bfq:low_latency=0,back_seek_max=8",
+                         TUNE="low_latency=1,slice_idle=0")
+        plain, variant = (params.run_params(p, v) for v in p["VARIANTS"])
+        self.assertEqual((plain["SCHED"], plain["VARIANT"]), ("bfq", "bfq"))
+        self.assertEqual(plain["TUNE"], [("low_latency", "1"), ("slice_idle", "0")])
+        self.assertEqual((variant["SCHED"], variant["VARIANT"]),
+                         ("bfq", "bfq_low_latency=0_back_seek_max=8"))
+        self.assertEqual(variant["TUNE"], [("low_latency", "0"), ("slice_idle", "0"),
+                                           ("back_seek_max", "8")])
+        self.assertEqual(p["TUNE"], [("low_latency", "1"), ("slice_idle", "0")])
 
     def test_size_charging_is_off_by_default(self):
         p, _ = self.load()
@@ -157,11 +198,13 @@ class SummaryTest(unittest.TestCase):
 
     def test_summary_carries_the_cost_model(self):
         model = {"iops": 1000, "bps": None, "iops_size": 4096}
-        p = {"SCHED": "bfq", "WORKLOAD": "w", "IOPS": 1000, "DEPTH": 4}
+        p = {"SCHED": "bfq", "VARIANT": "bfq_low_latency=0", "WORKLOAD": "w", "IOPS": 1000,
+             "DEPTH": 4}
         meta = {"device_cost_model": model, "device_tags": 3, "nr_requests_set": 64,
                 "tunables": {}, "calibration": {"ceiling_iops": 5000.0}, "valid": True}
         out = summary.build(p, meta, {"total_iops": 900.0, "tasks": []})
         self.assertEqual(out["device_cost_model"], model)
+        self.assertEqual((out["scheduler"], out["variant"]), ("bfq", "bfq_low_latency=0"))
 
 
 class DeviceTest(unittest.TestCase):
@@ -224,12 +267,81 @@ class RunDirTest(unittest.TestCase):
             self.assertTrue(b.endswith(".2"))
             self.assertTrue(c.endswith("-bfq-my_job"))
 
+    def with_results(self, fn):
+        with tempfile.TemporaryDirectory() as d:
+            saved = bench.RESULTS
+            bench.RESULTS = d
+            try:
+                return fn(d)
+            finally:
+                bench.RESULTS = saved
+
+    def test_variants_get_their_own_run_folders_and_plan_lines(self):
+        p, _ = params.load({"SCHED": "bfq bfq:low_latency=0", "TUNE": "slice_idle=0",
+                            "NR_REQUESTS": "64"})
+
+        def plan(results):
+            boot, runs = bench.make_runs(p, bench.utc_now())
+            bench.write_inputs(boot, p, bench.plan_steps(runs, boot), "[r]\nrw=read\n")
+            with open(os.path.join(boot, "plan")) as f:
+                return boot, runs, f.read().splitlines()
+
+        boot, runs, lines = self.with_results(plan)
+        self.assertTrue(os.path.basename(boot).endswith("-bfq+bfq_low_latency=0-equal-readers"))
+        self.assertEqual([d for _, d in runs],
+                         [os.path.join(boot, "bfq"), os.path.join(boot, "bfq_low_latency=0")])
+        # The guest reads seven columns (guest/init: read -r name serial ... tune).
+        steps = [line.split() for line in lines if not line.startswith("#")]
+        self.assertEqual(steps, [
+            ["bfq/guest/calibration", "raw", "bfq", "64", "5", "0", "slice_idle=0"],
+            ["bfq/guest/main", "thr", "bfq", "64", "30", "1", "slice_idle=0"],
+            ["bfq_low_latency=0/guest/calibration", "raw", "bfq", "64", "5", "0",
+             "slice_idle=0,low_latency=0"],
+            ["bfq_low_latency=0/guest/main", "thr", "bfq", "64", "30", "1",
+             "slice_idle=0,low_latency=0"]])
+
+    def test_one_variant_runs_in_the_boot_folder(self):
+        p, _ = params.load({"SCHED": "fiops:write_scale=3"})
+        boot, runs = self.with_results(lambda _: bench.make_runs(p, bench.utc_now()))
+        self.assertTrue(os.path.basename(boot).endswith("-fiops_write_scale=3-equal-readers"))
+        self.assertEqual([d for _, d in runs], [boot])
+
+    def test_failed_variant_run_records_scheduler_and_variant(self):
+        p, _ = params.load({"SCHED": "none bfq:low_latency=0", "TUNE": "slice_idle=0"})
+        with tempfile.TemporaryDirectory() as boot:
+            run = os.path.join(boot, "bfq_low_latency=0")
+            os.mkdir(run)
+            boot_meta = {"params": {k: v for k, v in p.items() if k != "JOBFILE"}}
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                code = bench.finish_run(params.run_params(p, p["VARIANTS"][1]), boot_meta, run,
+                                        boot, "qemu exited 1")
+            meta = bench.read_json(os.path.join(run, "meta.json"))
+        self.assertEqual(code, 1)
+        self.assertIn("FAILED (bfq_low_latency=0): qemu exited 1", err.getvalue())
+        self.assertEqual((meta["status"], meta["reason"]), ("failed", "qemu exited 1"))
+        self.assertEqual((meta["scheduler"], meta["variant"]), ("bfq", "bfq_low_latency=0"))
+        self.assertEqual(meta["params"]["SCHED"], "bfq")
+        self.assertEqual(meta["params"]["TUNE"], [["slice_idle", "0"], ["low_latency", "0"]])
+        self.assertNotIn("variant", boot_meta)
+
     def test_blktrace_drop_count(self):
         with tempfile.NamedTemporaryFile("w") as f:
             f.write("  Total:     25826 events (dropped 3),     1211 KiB data\n")
             f.flush()
             self.assertEqual(bench.blktrace_dropped(f.name), 3)
         self.assertIsNone(bench.blktrace_dropped("/nonexistent"))
+
+
+class CompareTest(unittest.TestCase):
+    def test_variants_rotate_and_reach_bench_intact(self):
+        cells = compare.matrix({"SCHEDS": "bfq cfq:low_latency=0,slice_idle=0",
+                                "WORKLOADS": "equal-readers", "REPEAT": "2"})
+        self.assertEqual([c["scheds"] for c in cells],
+                         [["bfq", "bfq:low_latency=0,slice_idle=0"],
+                          ["bfq:low_latency=0,slice_idle=0", "bfq"]])
+        # run_cell hands bench.py the cell's schedulers as SCHED, space-separated.
+        again = params.parse_scheds(" ".join(cells[1]["scheds"]), [])
+        self.assertEqual([v["label"] for v in again], ["bfq_low_latency=0_slice_idle=0", "bfq"])
 
 
 class KtapTest(unittest.TestCase):
