@@ -17,7 +17,8 @@ export $(COMPARE_VARS)
 # make report: the compare folder to report on (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
 
-.PHONY: help deps kernel guest bench compare reanalyse report calibrate kunit test lint clean
+.PHONY: help deps kernel guest bench compare reanalyse report calibrate calibrate-size kunit \
+	test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
@@ -25,6 +26,7 @@ help:
 	@echo "make report              reports/<date>/fairness-report.md from the last compare"
 	@echo "make test                host tests, KUnit, lint and guest smoke tests"
 	@echo "make calibrate           unthrottled ceilings per scheduler and guest setting"
+	@echo "make calibrate-size      device time per request size, and the FIOPS size_scale"
 	@echo "make kunit               boot the kernel once to run the FIOPS KUnit suite"
 	@echo "make deps | kernel | guest | lint | clean"
 
@@ -54,6 +56,11 @@ report: deps
 
 calibrate: kernel guest
 	@$(PYTHON) bench/calibrate.py
+
+# One boot: a random reader per block size on the size-charging device
+# (IOPS_SIZE=4096 unless BPS or IOPS_SIZE is given), and the fitted size_scale.
+calibrate-size: kernel guest
+	@$(PYTHON) bench/calibrate_size.py
 
 kunit: kernel
 	@$(PYTHON) bench/kunit.py $(BUILD)/linux/arch/x86/boot/bzImage fiops

@@ -28,3 +28,22 @@ def request_cost(nbytes, model):
     bps = model.get("bps")
     units = max(1.0, nbytes / iops_size) if iops_size else 1.0
     return max(units / model["iops"], nbytes / bps if bps else 0.0)
+
+
+PAGE = 4096
+
+
+def size_scale_for(a, b):
+    """FIOPS's size_scale (0..1000) for a device whose time per request of S
+    bytes is t(S) = a + b*S (seconds, bytes: make calibrate-size's fit).
+
+    FIOPS charges a request of P 4 KiB pages cost(4k) * (1 + size_scale/1000
+    * (P-1)).  t(4096 P) = (a + 4096 b) + 4096 b (P-1), so size_scale/1000 =
+    4096 b / (a + 4096 b).  Rounded and clamped to 0..1000, since a fit of
+    noisy points can give a slightly negative a or b.  ValueError when the
+    fit's t(4 KiB) is not positive: there is no cost to scale.
+    """
+    t4k = a + PAGE * b
+    if t4k <= 0:
+        raise ValueError("the fit gives t(4 KiB) = %g s, not a cost" % t4k)
+    return min(1000, max(0, round(1000 * PAGE * b / t4k)))

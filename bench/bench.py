@@ -142,16 +142,29 @@ def choose_accel(p, run_dir):
     return "tcg", why
 
 
-def write_inputs(run_dir, p, steps, text):
-    with open(os.path.join(run_dir, "job.fio"), "w") as f:
-        f.write(jobfile.prepare(text))
-    shutil.copy(p["JOBFILE"], os.path.join(run_dir, "workload.fio"))
+def auto_nr_requests(text):
+    """NR_REQUESTS=auto: room for every request the workload can have in
+    flight, so that they wait in the scheduler, not for a tag."""
+    return min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
+
+
+def write_plan(run_dir, p, steps):
+    """The guest's plan, a step a line, and guest.env.  A step may add an
+    eighth column, its jobfile in the run folder; without it the guest
+    runs job.fio."""
     with open(os.path.join(run_dir, "plan"), "w") as f:
-        f.write("# folder serial scheduler nr_requests runtime trace tunables\n")
+        f.write("# folder serial scheduler nr_requests runtime trace tunables [jobfile]\n")
         for s in steps:
             f.write(" ".join(str(x) for x in s) + "\n")
     with open(os.path.join(run_dir, "guest.env"), "w") as f:
         f.write("FIO_RAMP=%d\n" % p["RAMP"])
+
+
+def write_inputs(run_dir, p, steps, text):
+    with open(os.path.join(run_dir, "job.fio"), "w") as f:
+        f.write(jobfile.prepare(text))
+    shutil.copy(p["JOBFILE"], os.path.join(run_dir, "workload.fio"))
+    write_plan(run_dir, p, steps)
 
 
 def make_disks(run_id):
@@ -340,15 +353,21 @@ def reanalyse(run_dirs):
         say("%s: valid %s, Jain %s" % (run_dir, result["valid"], result["jain_index"]))
 
 
-def base_meta(p, notes, kernel_info, text, when):
+def workload_meta(p, text):
     return {
-        "status": "running",
-        "start": when.isoformat(),
-        "params": {k: v for k, v in p.items() if k != "JOBFILE"},
         "jobfile": os.path.relpath(p["JOBFILE"], TOP) if p["JOBFILE"].startswith(TOP)
         else p["JOBFILE"],
         "workload_description": jobfile.description(text),
         "workload_depth": jobfile.total_depth(text),
+    }
+
+
+def base_meta(p, notes, kernel_info, when):
+    """What every boot records: parameters, kernel, harness, QEMU, device."""
+    return {
+        "status": "running",
+        "start": when.isoformat(),
+        "params": {k: v for k, v in p.items() if k != "JOBFILE"},
         "notes": notes,
         "kernel": kernel_info,
         "harness_revision": harness_revision(),
@@ -442,7 +461,7 @@ def main():
     with open(p["JOBFILE"]) as f:
         text = f.read()
     if p["NR_REQUESTS"] is None:
-        p["NR_REQUESTS"] = min(max(64, jobfile.total_depth(text)), params_mod.RANGES["NR_REQUESTS"][1])
+        p["NR_REQUESTS"] = auto_nr_requests(text)
 
     when = utc_now()
     boot_dir, runs = make_runs(p, when)
@@ -450,7 +469,8 @@ def main():
     if p["TIMEOUT"] is None:
         p["TIMEOUT"] = auto_timeout(p, steps)
 
-    meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), text, when)
+    meta = base_meta(p, notes, read_json(os.path.join(BUILD, "kernel.json")), when)
+    meta.update(workload_meta(p, text))
     meta["timeout"] = p["TIMEOUT"]
     meta["boot"] = {"folder": os.path.basename(boot_dir),
                     "schedulers": [v["entry"] for v in p["VARIANTS"]]}

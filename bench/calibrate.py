@@ -33,7 +33,7 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     p, _ = params_mod.load(env)
     with open(p["JOBFILE"]) as f:
         text = f.read()
-    p["NR_REQUESTS"] = p["NR_REQUESTS"] or max(64, bench.jobfile.total_depth(text))
+    p["NR_REQUESTS"] = p["NR_REQUESTS"] or bench.auto_nr_requests(text)
     steps = [("guest/cal-" + s, qemu.UNTHROTTLED, s, 0 if s == "none" else p["NR_REQUESTS"],
               p["CAL_RUNTIME"], 0, "-") for s in scheds]
     name = "-".join("%s%s" % (k.lower(), v) for k, v in sorted(overrides.items()))
@@ -43,21 +43,30 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     meta = {"params": {k: v for k, v in p.items() if k != "JOBFILE"},
             "accel": "tcg", "timeout": p["TIMEOUT"]}
     bench.write_inputs(run_dir, p, steps, text)
-    row = {"variant": overrides, "depth": p["DEPTH"], "ceilings": {}, "failed": {}}
-    try:
-        bench.boot(run_dir, p, meta, steps)
-    except bench.RunError as e:
-        row["failed"] = {s: str(e) for s in scheds}
-    for s in scheds:
-        if s in row["failed"]:
-            continue
-        try:
-            step, _ = bench.collect_step(run_dir, "cal-" + s)
-            row["ceilings"][s] = step["total_iops"]
-        except (bench.RunError, OSError) as e:
-            row["failed"][s] = str(e)
+    iops, failed = boot_and_collect(run_dir, p, meta, steps)
+    row = {"variant": overrides, "depth": p["DEPTH"],
+           "ceilings": {step[len("cal-"):]: v for step, v in iops.items()},
+           "failed": {step[len("cal-"):]: why for step, why in failed.items()}}
     bench.write_json(os.path.join(run_dir, "meta.json"), dict(meta, result=row))
     return row
+
+
+def boot_and_collect(run_dir, p, meta, steps):
+    """Boot once to run steps; return ({step: total IOPS}, {step: why it
+    failed}), a step named by its folder under guest/."""
+    names = [s[0][len("guest/"):] for s in steps]
+    try:
+        bench.boot(run_dir, p, meta, steps)
+    except (bench.RunError, OSError) as e:
+        return {}, {name: str(e) for name in names}
+    iops, failed = {}, {}
+    for name in names:
+        try:
+            step, _ = bench.collect_step(run_dir, name)
+            iops[name] = step["total_iops"]
+        except (bench.RunError, OSError, ValueError) as e:
+            failed[name] = str(e)
+    return iops, failed
 
 
 def main():

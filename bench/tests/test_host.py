@@ -3,6 +3,8 @@
 import contextlib
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,6 +13,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bench  # noqa: E402
+import calibrate_size  # noqa: E402
 import compare  # noqa: E402
 import jobfile  # noqa: E402
 from analysis import devcost  # noqa: E402  (bench put the top folder on the path)
@@ -248,6 +251,123 @@ class DevcostTest(unittest.TestCase):
         self.assertAlmostEqual(devcost.request_cost(4096, model), 0.001)   # iops bound
         self.assertAlmostEqual(devcost.request_cost(65536, model), 0.008)  # bytes bound
         self.assertAlmostEqual(devcost.request_cost(65536, {"iops": 1000}), 0.001)
+
+
+class SizeScaleTest(unittest.TestCase):
+    def test_size_scale_for(self):
+        b = 1e-6
+        self.assertEqual(devcost.size_scale_for(0.0, b), 1000)      # all cost is size
+        self.assertEqual(devcost.size_scale_for(0.001, 0.0), 0)     # size costs nothing
+        self.assertEqual(devcost.size_scale_for(4096 * b, b), 500)  # half of a 4k request
+        self.assertEqual(devcost.size_scale_for(0.001, -1e-9), 0)   # noise: clamped
+        self.assertEqual(devcost.size_scale_for(-1e-5, b), 1000)
+        with self.assertRaises(ValueError):
+            devcost.size_scale_for(0.0, 0.0)
+
+
+def guest_plan_reader():
+    """guest/init's plan loop under busybox sh, run_step replaced by its own
+    first lines (the argument defaults) and a line per step that prints them."""
+    with open(os.path.join(params.TOP, "guest", "init")) as f:
+        init = f.read()
+    defaults = re.findall(r"^\tname=\$1 .*$|^\tjob=.*$", init, re.M)
+    loop = init[init.index("while read -r name"):init.index("done < /out/plan")]
+    return ("run_step() {\n%s\n\techo \"$name $serial $tune $job\"\n}\n%sdone < \"$1\"\n"
+            % ("\n".join(defaults), loop))
+
+
+class CalibrateSizeTest(unittest.TestCase):
+    def load(self, **env):
+        return calibrate_size.load_params({k: str(v) for k, v in env.items()})
+
+    def test_size_charging_is_on_unless_given(self):
+        p, _ = self.load()
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 1000, "bps": None, "iops_size": 4096})
+        p, _ = self.load(BPS=8192000)
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 1000, "bps": 8192000, "iops_size": None})
+        p, _ = self.load(IOPS_SIZE=0, IOPS=500)
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 500, "bps": None, "iops_size": None})
+
+    def test_one_scheduler_variant(self):
+        p, _ = self.load(SCHED="fiops:read_scale=2", TUNE="write_scale=3")
+        self.assertEqual((p["SCHED"], p["VARIANT"]), ("fiops", "fiops_read_scale=2"))
+        self.assertEqual(p["TUNE"], [("write_scale", "3"), ("read_scale", "2")])
+        with self.assertRaises(params.ParamError) as cm:
+            self.load(SCHED="none fiops")
+        self.assertIn("calibrate-size runs under one scheduler", str(cm.exception))
+
+    def test_plan_runs_each_size_with_its_jobfile_on_the_throttled_device(self):
+        p, _ = self.load(SCHED="bfq", CAL_RUNTIME=3)
+        with tempfile.TemporaryDirectory() as run:
+            calibrate_size.write_steps(run, p)
+            with open(os.path.join(run, "plan")) as f:
+                lines = [l for l in f.read().splitlines() if not l.startswith("#")]
+            self.assertEqual(lines[0], "guest/size-4k thr bfq 64 3 0 - job-4k.fio")
+            self.assertEqual([l.split()[0] for l in lines],
+                             ["guest/size-%dk" % k for k in (4, 8, 16, 32, 64, 128, 256)])
+            env = dict(os.environ, FIO_DEV="/dev/null", FIO_RUNTIME="3", FIO_RAMP="2")
+            for line in lines:
+                job = os.path.join(run, line.split()[7])
+                with open(job) as f:
+                    text = f.read()
+                self.assertTrue(text.startswith(jobfile.PRELUDE))
+                size = 1024 * int(line.split()[0][len("guest/size-"):-1])
+                self.assertIn("\nbs=%d\n" % size, text)
+                self.assertEqual(jobfile.total_depth(text), 4)
+                out = subprocess.run(["fio", "--parse-only", job], env=env,
+                                     capture_output=True, text=True)
+                self.assertEqual(out.returncode, 0, out.stderr)
+
+    @unittest.skipUnless(shutil.which("busybox"), "no busybox")
+    def test_guest_reads_the_jobfile_column_and_defaults_to_job_fio(self):
+        p, _ = self.load()
+        with tempfile.TemporaryDirectory() as run:
+            calibrate_size.write_steps(run, p)
+            with open(os.path.join(run, "plan"), "a") as f:
+                f.write("guest/main thr fiops 64 30 1 write_scale=3\n")  # bench's 7 columns
+            out = subprocess.run(["busybox", "sh", "-c", guest_plan_reader(), "sh",
+                                  os.path.join(run, "plan")],
+                                 capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.stderr, "")
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[0], "guest/size-4k thr - /out/job-4k.fio")
+        self.assertEqual(lines[6], "guest/size-256k thr - /out/job-256k.fio")
+        self.assertEqual(lines[7], "guest/main thr write_scale=3 /out/job.fio")
+        self.assertEqual(len(lines), 8)
+
+    def fake_iops(self, model):
+        return {calibrate_size.step_name(s): 1.0 / devcost.request_cost(s, model)
+                for s in calibrate_size.SIZES}
+
+    def test_fit_recovers_the_device_model(self):
+        p, _ = self.load()
+        out = calibrate_size.result(p, self.fake_iops(params.device_cost_model(p)), {})
+        self.assertEqual([r["bs"] for r in out["sizes"]], list(calibrate_size.SIZES))
+        self.assertAlmostEqual(out["sizes"][-1]["t_s"], 0.064)
+        self.assertAlmostEqual(out["a"], 0.0)
+        self.assertAlmostEqual(out["b"] * 4096, 0.001)
+        self.assertAlmostEqual(out["r2"], 1.0)
+        self.assertEqual((out["size_scale"], out["failed"]), (1000, {}))
+        p, _ = self.load(IOPS_SIZE=0)  # every request one I/O: size costs nothing
+        out = calibrate_size.result(p, self.fake_iops(params.device_cost_model(p)), {})
+        self.assertEqual(out["size_scale"], 0)
+
+    def test_failed_steps_are_left_out_of_the_fit(self):
+        p, _ = self.load()
+        iops = self.fake_iops(params.device_cost_model(p))
+        del iops["size-8k"]
+        iops["size-16k"] = 0.0
+        out = calibrate_size.result(p, iops, {"size-8k": "fio exited 1"})
+        self.assertEqual(out["failed"], {"size-8k": "fio exited 1",
+                                         "size-16k": "fio measured no I/O"})
+        self.assertEqual(len(out["sizes"]), 5)
+        self.assertEqual(out["size_scale"], 1000)
+        out = calibrate_size.result(p, {}, {"size-4k": "qemu exited 1"})
+        self.assertEqual(out["failed"]["fit"], "fewer than 2 sizes measured")
+        self.assertIsNone(out["size_scale"])
 
 
 class RunDirTest(unittest.TestCase):
