@@ -8,7 +8,7 @@ export BUILD RESULTS PYTHON
 
 # Bench parameters; defaults live in bench/params.py and the README.
 BENCH_VARS := SCHED TUNE WORKLOAD IOPS BPS IOPS_SIZE DEPTH NR_REQUESTS RUNTIME RAMP \
-	VCPUS ACCEL IOQPAIRS IDLE CAL_RUNTIME MEM TIMEOUT
+	VCPUS ACCEL IOQPAIRS IDLE CAL_RUNTIME MEM TIMEOUT KERNEL_ARGS
 export $(BENCH_VARS)
 
 # make compare: the matrix (defaults in bench/compare.py and the README).

@@ -193,7 +193,7 @@ def boot(run_dir, p, meta, steps):
         console = os.path.join(run_dir, "console.log")
         cmd = qemu.command(
             KERNEL, INITRD, meta["accel"], p["VCPUS"], p["MEM"],
-            qemu.kernel_cmdline(p["DEPTH"], p["IDLE"]), console, run_dir,
+            qemu.kernel_cmdline(p["DEPTH"], p["IDLE"], p["KERNEL_ARGS"]), console, run_dir,
             disk_args(p, disks))
         meta["qemu_cmdline"] = cmd
         write_json(os.path.join(run_dir, "meta.json"), meta)

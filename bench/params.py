@@ -29,6 +29,7 @@ DEFAULTS = {
     "VCPUS": ("2", "guest CPUs"),
     "ACCEL": ("tcg", "tcg, or kvm (probed, falls back to tcg)"),
     "IDLE": ("halt", "guest idle loop: halt (kernel default) or poll (idle=poll)"),
+    "KERNEL_ARGS": ("", "extra guest kernel command line arguments, e.g. fiops_nonrot=1"),
     "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
     "MEM": ("1024", "guest memory in MiB"),
     "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),
@@ -165,6 +166,20 @@ def run_params(p, variant):
                 TUNE=list(tune.items()))
 
 
+KERNEL_ARG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.,:=-]*$")
+
+
+def parse_kernel_args(value):
+    """Extra guest kernel arguments: plain words only, so that nothing can
+    end the command line early or smuggle in shell or QEMU syntax."""
+    args = value.split()
+    for arg in args:
+        if not KERNEL_ARG.match(arg):
+            raise ParamError("KERNEL_ARGS=%s: %s is not a plain kernel argument "
+                             "(letters, digits, _ . , : = -)" % (value, arg))
+    return args
+
+
 def load(env=None):
     """Read and validate the parameters; return (params, notes)."""
     env = os.environ if env is None else env
@@ -187,6 +202,7 @@ def load(env=None):
     if raw["IDLE"] not in ("poll", "halt"):
         raise ParamError("IDLE=%s: must be poll or halt" % raw["IDLE"])
     params["IDLE"] = raw["IDLE"]
+    params["KERNEL_ARGS"] = parse_kernel_args(raw["KERNEL_ARGS"])
 
     for name in RANGES:
         if raw[name] == UNSET.get(name):

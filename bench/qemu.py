@@ -16,7 +16,7 @@ def version():
     return out.stdout.splitlines()[0] if out.returncode == 0 else "unknown"
 
 
-def kernel_cmdline(depth, idle="halt"):
+def kernel_cmdline(depth, idle="halt", extra=()):
     """Guest kernel command line.
 
     idle=poll is opt-in: two polling vCPUs take both host cores and starve
@@ -26,6 +26,8 @@ def kernel_cmdline(depth, idle="halt"):
     args = ["console=ttyS0", "panic=-1", "nvme.io_queue_depth=%d" % depth]
     if idle == "poll":
         args.append("idle=poll")
+    # KERNEL_ARGS, e.g. fiops_nonrot=1; checked by params.parse_kernel_args.
+    args.extend(extra)
     return " ".join(args)
 
 

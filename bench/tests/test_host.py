@@ -18,6 +18,7 @@ import compare  # noqa: E402
 import jobfile  # noqa: E402
 from analysis import devcost  # noqa: E402  (bench put the top folder on the path)
 import kunit  # noqa: E402
+import qemu  # noqa: E402
 import params  # noqa: E402
 import summary  # noqa: E402
 
@@ -231,6 +232,28 @@ class DeviceTest(unittest.TestCase):
         self.assertTrue(thr.endswith(",throttling.iops-total=1000"), thr)
         self.assertEqual(thr.count("throttling"), 1)
         self.assertNotIn("throttling", raw)
+
+
+class KernelArgsTest(unittest.TestCase):
+    """KERNEL_ARGS reaches the guest's command line as plain words only."""
+
+    def test_extra_arguments_follow_the_harness_ones(self):
+        p, _ = params.load({"KERNEL_ARGS": "fiops_nonrot=1  quiet"})
+        self.assertEqual(p["KERNEL_ARGS"], ["fiops_nonrot=1", "quiet"])
+        line = qemu.kernel_cmdline(4, "halt", p["KERNEL_ARGS"])
+        self.assertEqual(line, "console=ttyS0 panic=-1 nvme.io_queue_depth=4 "
+                               "fiops_nonrot=1 quiet")
+
+    def test_none_by_default(self):
+        p, _ = params.load({})
+        self.assertEqual(p["KERNEL_ARGS"], [])
+        self.assertNotIn("fiops_nonrot", qemu.kernel_cmdline(4, "halt", p["KERNEL_ARGS"]))
+
+    def test_anything_but_plain_words_is_refused(self):
+        for bad in ('a="b c"', "x;reboot", "init=/bin/sh$(x)", "a\\b", "-- foo"):
+            with self.assertRaises(params.ParamError, msg=bad) as cm:
+                params.load({"KERNEL_ARGS": bad})
+            self.assertIn("KERNEL_ARGS", str(cm.exception))
 
 
 class DevcostTest(unittest.TestCase):
