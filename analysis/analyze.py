@@ -63,20 +63,28 @@ def option(fio, job, name, default=None):
     return job.get("job options", {}).get(name, fio.get("global options", {}).get(name, default))
 
 
-def job_tasks(fio, pids, weights):
-    """The fio jobs as tasks; a name fio repeats (numjobs) gets .0, .1, ..."""
+def job_tasks(fio, pids, weights, own=None):
+    """The fio jobs as tasks; a name fio repeats (numjobs) gets .0, .1, ...
+
+    expected comes from weights (the common expect line), expected_policy
+    from own, the scheduler's own weights ({} where it documents no policy;
+    by default the common ones)."""
     jobs = bench_summary.tasks(fio, pids)
     names = [j["name"] for j in jobs]
+    own_shares = metrics.expected_shares(names, weights if own is None else own)
     seen = {}
     rows = []
-    for job, fio_job, share in zip(jobs, fio["jobs"], metrics.expected_shares(names, weights)):
+    for job, fio_job, share, own_share in zip(jobs, fio["jobs"],
+                                              metrics.expected_shares(names, weights),
+                                              own_shares):
         k = seen[job["name"]] = seen.get(job["name"], -1) + 1
         task = job["name"] if names.count(job["name"]) == 1 else "%s.%d" % (job["name"], k)
         rows.append({"task": task, "name": job["name"], "pid": job["pid"],
                      "runtime_s": fio_job.get("job_runtime", 0) / 1000 or None,
                      "fio_ios": job["ios"], "fio_iops": job["iops"],
                      "direct": str(option(fio, fio_job, "direct", "0")) == "1",
-                     "weight": weights.get(job["name"]), "expected": share})
+                     "weight": weights.get(job["name"]), "expected": share,
+                     "expected_policy": own_share})
     return pd.DataFrame(rows)
 
 
@@ -87,6 +95,13 @@ def timing(fio, params):
     return seconds(ramp), (seconds(runtime) if runtime is not None else None)
 
 
+def scheduler_of(run_dir, meta):
+    """The kernel's name of the run's scheduler (a variant's too)."""
+    summary = read_json(os.path.join(run_dir, "summary.json"), {})
+    return (meta.get("scheduler") or meta.get("params", {}).get("SCHED")
+            or summary.get("scheduler"))
+
+
 def compute(run_dir, phase="main"):
     """(fields, task table, time series) of one traced step of a run."""
     step = os.path.join(run_dir, "guest", phase)
@@ -95,8 +110,10 @@ def compute(run_dir, phase="main"):
     fio = read_json(os.path.join(step, "fio.json"))
     with open(os.path.join(step, "pids.txt")) as f:
         pids = [int(x) for x in f.read().split()]
-    weights = metrics.parse_expect(workload_text(run_dir, meta))
-    tasks = job_tasks(fio, pids, weights)
+    text = workload_text(run_dir, meta)
+    weights = metrics.parse_expect(text)
+    own, source = metrics.policy(text, scheduler_of(run_dir, meta))
+    tasks = job_tasks(fio, pids, weights, {} if own is None else own)
 
     events, info = trace.load(step)
     bios, stats = attribute.attribute(events)
@@ -104,16 +121,24 @@ def compute(run_dir, phase="main"):
     span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
     throttle = meta.get("throttle_iops", params.get("IOPS"))
     fields, table, series = measure(bios, tasks, span, throttle, events)
+    fields.update(policy_fields(table, own, source))
     span = (fields.pop("common_start"), fields.pop("common_end"))
     fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
                            window_s=round(span[1] - span[0], 6), ramp_s=ramp,
                            other_comms=other_comms(bios, span))
     fields["expect"] = weights
     fields["expect_missing"] = sorted(set(tasks["name"]) - set(weights)) if weights else []
-    fields["expect_unknown"] = sorted(set(weights) - set(tasks["name"]))
+    fields["expect_unknown"] = sorted((set(weights) | set(own or {})) - set(tasks["name"]))
     fields["trace_complete"] = not (info["dropped"] or info["skips"] or info["bad_lines"]
                                     or stats["unmatched_completions"])
     return fields, table, series
+
+
+def policy_fields(table, own, source):
+    """The run's fields about its scheduler's own policy (see metrics)."""
+    jobs = table[(table["task"] != metrics.OTHER) & table["expected_policy"].notna()]
+    return {"policy_source": source, "expect_policy": own,
+            "expected_policy": dict(zip(jobs["task"], jobs["expected_policy"]))}
 
 
 def measure(bios, tasks, span, throttle_iops, events=None):
@@ -145,9 +170,11 @@ def analyze_run(run_dir, phase="main"):
     return compute(run_dir, phase)[0]
 
 
-TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "queued", "incomplete", "iops", "bytes_per_s",
-                "share", "device_share", "weight", "expected", "deviation", "deviation_kind",
-                "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct"]
+TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "queued",
+                "incomplete", "iops", "bytes_per_s", "share", "device_share", "weight",
+                "expected", "deviation", "deviation_kind", "expected_policy",
+                "deviation_policy", "deviation_policy_kind", "p50_ms", "p99_ms", "fio_ios",
+                "fio_iops", "direct"]
 
 
 def write(run_dir, phase, fields, table, series):
@@ -183,6 +210,8 @@ def main(argv=None):
     print(shown.to_string(index=False))
     print("jain %s, work conservation %s, fio/blktrace agree %s"
           % (fields["jain_index"], fields["work_conservation"], fields["fio_blktrace_agree"]))
+    if fields["policy_source"] and fields["policy_source"].startswith("expect["):
+        print("own policy (%s): jain %s" % (fields["policy_source"], fields["jain_index_policy"]))
     return 0
 
 

@@ -5,6 +5,14 @@ job's expected share of IOPS is its weight over the sum of the weights of
 all jobs.  A name's weight applies to every fio job of that name, so a
 section with numjobs=N gives N jobs of that weight.
 
+A scheduler may document another policy for a workload (mq-deadline tells
+the I/O priority classes apart but not the levels within one), written
+"# expect[sched1,sched2]: name=weight ...", or none at all, written
+"# expect[sched]: none".  Every run is judged against the common line
+(expected, deviation, jain_index) and against its scheduler's own line
+(the same names with "_policy"), which is the common one where the
+jobfile says nothing else.
+
 Everything is measured over one window, the part of the run fio measures:
 it opens ramp seconds after the first bio any fio job queued (fio's
 ramp_time starts with its jobs) and lasts fio's runtime.  A bio belongs to
@@ -19,17 +27,16 @@ import numpy as np
 import pandas as pd
 
 OTHER = "other"
-EXPECT = re.compile(r"^\s*#\s*expect:(.*)$", re.M)
+# "# expect: ..." or "# expect[s1,s2]: ..."; group 1 is the bracket's inside.
+EXPECT = re.compile(r"^[ \t]*#[ \t]*(expect(?:\[([^\]\n]*)\])?:(.*))$", re.M)
+NO_POLICY = "none"
 SECTOR = 512
 
 
-def parse_expect(text):
-    """{job name: weight} from a jobfile's "# expect:" line; {} without one."""
-    m = EXPECT.search(text)
-    if not m:
-        return {}
+def parse_weights(body):
+    """{name: weight} from the name=weight items of an expect line."""
     weights = {}
-    for item in m.group(1).split():
+    for item in body.split():
         name, sep, value = item.partition("=")
         try:
             weight = float(value)
@@ -41,6 +48,54 @@ def parse_expect(text):
             raise ValueError("expect: %s is named twice" % name)
         weights[name] = weight
     return weights
+
+
+def expect_lines(text):
+    """[(schedulers, body, line)] of a jobfile's expect lines; schedulers is
+    None for the common line, else the names in the brackets."""
+    lines = []
+    for m in EXPECT.finditer(text):
+        line, names, body = m.group(1).strip(), m.group(2), m.group(3)
+        if names is not None:
+            names = [n.strip() for n in names.split(",")]
+            if not all(names):
+                raise ValueError("%s: an empty scheduler name in the brackets" % line)
+        lines.append((names, body, line))
+    return lines
+
+
+def parse_expect(text):
+    """{job name: weight} from a jobfile's "# expect:" line; {} without one."""
+    common = [body for names, body, _ in expect_lines(text) if names is None]
+    if len(common) > 1:
+        raise ValueError("expect: the jobfile has %d common expect lines" % len(common))
+    return parse_weights(common[0]) if common else {}
+
+
+def parse_policies(text):
+    """{scheduler: (weights, line)} of the "# expect[...]:" lines; weights
+    is None where the line says the scheduler documents no policy."""
+    policies = {}
+    for names, body, line in expect_lines(text):
+        if names is None:
+            continue
+        weights = None if body.strip() == NO_POLICY else parse_weights(body)
+        for name in names:
+            if name in policies:
+                raise ValueError("expect[%s]: %s has two expect lines" % (name, name))
+            policies[name] = (weights, line)
+    return policies
+
+
+def policy(text, scheduler):
+    """(weights, source) of what scheduler documents for this workload: its
+    own expect[...] line, else the common line.  weights is None when it
+    documents no policy; source is the line (None without any)."""
+    policies = parse_policies(text)
+    if scheduler in policies:
+        return policies[scheduler]
+    common = [line for names, _, line in expect_lines(text) if names is None]
+    return parse_expect(text), (common[0] if common else None)
 
 
 def expected_shares(names, weights):
@@ -113,7 +168,8 @@ def task_table(bios, tasks, span):
     """One row per task (tasks' order) and a last OTHER row.
 
     bios need a "task" column (owners()); tasks has task, name, pid, fio_ios,
-    fio_iops, direct, expected.  share is among the fio jobs; device_share
+    fio_iops, direct, expected and, where a scheduler documents its own
+    policy, expected_policy.  share is among the fio jobs; device_share
     among everything the device completed, OTHER included.
     """
     rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
@@ -134,10 +190,14 @@ def task_table(bios, tasks, span):
     jobs = table["task"] != OTHER
     table["device_share"] = table["iops"] / table["iops"].sum()
     table["share"] = np.where(jobs, table["iops"] / table.loc[jobs, "iops"].sum(), np.nan)
-    dev = [deviation(r.share, r.expected) if r.task != OTHER else (np.nan, "")
-           for r in table.itertuples()]
-    table["deviation"] = [d[0] for d in dev]
-    table["deviation_kind"] = [d[1] for d in dev]
+    for suffix in ("", "_policy"):
+        if "expected" + suffix not in table:
+            continue
+        dev = [deviation(share, expected) if task != OTHER else (np.nan, "")
+               for task, share, expected in zip(table["task"], table["share"],
+                                                table["expected" + suffix])]
+        table["deviation" + suffix] = [d[0] for d in dev]
+        table["deviation%s_kind" % suffix] = [d[1] for d in dev]
     table["pid"] = table["pid"].astype("Int64")
     return table
 
@@ -178,28 +238,37 @@ def device_iops(events, span):
     return len(c) / seconds if seconds > 0 else 0.0
 
 
+def fairness(jobs, suffix=""):
+    """(Jain index, worst deviation) of the jobs against expected<suffix>;
+    only the jobs expected a share take part."""
+    weighted = jobs[jobs["expected" + suffix] > 0]
+    if weighted.empty:
+        return None, None
+    row = weighted.loc[weighted["deviation" + suffix].abs().idxmax()]
+    worst = {"task": row["task"], "value": round(float(row["deviation" + suffix]), 4)}
+    index = jain(weighted["share"] / weighted["expected" + suffix])
+    return (None if index is None else round(index, 6)), worst
+
+
 def run_metrics(table, throttle_iops, request_iops=None):
-    """Run-level numbers from task_table(): totals, Jain index, worst deviation.
+    """Run-level numbers from task_table(): totals, Jain index, worst deviation,
+    against the common policy and, with expected_policy, the scheduler's own.
 
     Work conservation is request_iops (device commands) over the throttle
     when given, else the bios' total.
     """
     jobs = table[table["task"] != OTHER]
-    weighted = jobs[jobs["expected"] > 0]
     total = float(table["iops"].sum())
-    worst = None
-    if not weighted.empty:
-        row = weighted.loc[weighted["deviation"].abs().idxmax()]
-        worst = {"task": row["task"], "value": round(float(row["deviation"]), 4)}
-    index = jain(weighted["share"] / weighted["expected"])
     busy = total if request_iops is None else request_iops
-    return {
+    fields = {
         "trace_total_iops": round(total, 1),
         "device_request_iops": round(busy, 1),
         "work_conservation": round(busy / throttle_iops, 6) if throttle_iops else None,
-        "jain_index": None if index is None else round(index, 6),
-        "worst_deviation": worst,
     }
+    fields["jain_index"], fields["worst_deviation"] = fairness(jobs)
+    if "expected_policy" in jobs:
+        fields["jain_index_policy"], fields["worst_deviation_policy"] = fairness(jobs, "_policy")
+    return fields
 
 
 def cross_check(table, tolerance=0.01):

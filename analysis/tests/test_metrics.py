@@ -1,10 +1,11 @@
 import math
+import os
 import unittest
 
 import pandas as pd
 
 from analysis import analyze, attribute, metrics, trace
-from analysis.tests import blk
+from analysis.tests import TOP, blk
 
 
 def fio_job(name, ios, **options):
@@ -27,6 +28,42 @@ class ExpectTest(unittest.TestCase):
         for line in ("a", "a=", "=1", "a=x", "a=-1", "a=inf", "a=1 a=2"):
             with self.assertRaises(ValueError, msg=line):
                 metrics.parse_expect("# expect: %s\n" % line)
+
+    def test_per_scheduler_lines(self):
+        text = ("# ioprio\n# expect: a=8 b=6 idle=0\n# expect[mq-deadline, bfq2]: a=1 b=1 idle=0\n"
+                "#expect[none,kyber]: none\n[a]\n")
+        self.assertEqual(metrics.parse_expect(text), {"a": 8.0, "b": 6.0, "idle": 0.0})
+        self.assertEqual(metrics.policy(text, "fiops"),
+                         ({"a": 8.0, "b": 6.0, "idle": 0.0}, "expect: a=8 b=6 idle=0"))
+        self.assertEqual(metrics.policy(text, "mq-deadline"),
+                         ({"a": 1.0, "b": 1.0, "idle": 0.0},
+                          "expect[mq-deadline, bfq2]: a=1 b=1 idle=0"))
+        self.assertEqual(metrics.policy(text, "kyber"), (None, "expect[none,kyber]: none"))
+        self.assertEqual(metrics.policy("[a]\n", "fiops"), ({}, None))
+        # Only a scheduler's own line: the others have no policy to be judged by.
+        self.assertEqual(metrics.policy("# expect[bfq]: a=1\n", "none"), ({}, None))
+
+    def test_bad_per_scheduler_lines(self):
+        for lines in ("# expect[]: a=1", "# expect[bfq,]: a=1", "# expect[bfq]: a",
+                      "# expect[bfq]: a=1\n# expect[kyber,bfq]: none",
+                      "# expect: a=1\n# expect: a=2"):
+            with self.assertRaises(ValueError, msg=lines):
+                metrics.parse_policies(lines + "\n")
+                metrics.parse_expect(lines + "\n")
+
+    def test_workloads_name_known_schedulers(self):
+        """Every expect line of the shipped workloads parses, and its brackets
+        name schedulers the harness knows."""
+        known = {"none", "mq-deadline", "bfq", "kyber", "fiops"}
+        folder = os.path.join(TOP, "workloads")
+        for name in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, name)) as f:
+                text = f.read()
+            weights = metrics.parse_expect(text)
+            self.assertLessEqual(set(metrics.parse_policies(text)), known, name)
+            for scheduler in known:
+                own, source = metrics.policy(text, scheduler)
+                self.assertTrue(own is None or set(own) <= set(weights) or not weights, name)
 
     def test_expected_shares(self):
         self.assertEqual(metrics.expected_shares(["a", "b", "b"], {"a": 2, "b": 1}),
@@ -109,6 +146,21 @@ class RunTest(unittest.TestCase):
         self.assertEqual(run["jain_index"], 1.0)
         self.assertEqual(run["trace_total_iops"], 16.5)
         self.assertEqual(run["work_conservation"], 0.825)
+
+    def test_own_policy(self):
+        """A scheduler's own expect line gives a second set of numbers; the
+        common ones stay."""
+        table = self.table.reset_index()
+        self.assertEqual(table["expected_policy"].tolist()[:2], table["expected"].tolist()[:2])
+        for own, jain, worst in (({"a": 1, "b": 1}, 0.9, {"task": "b", "value": -0.3333}),
+                                 ({}, None, None)):
+            tasks = self.tasks.drop(columns="expected_policy").assign(
+                expected_policy=metrics.expected_shares(["a", "b"], own))
+            table = metrics.task_table(self.bios, tasks, self.span)
+            run = metrics.run_metrics(table, 20)
+            self.assertEqual(run["jain_index"], 1.0)
+            self.assertEqual(run["jain_index_policy"], jain)
+            self.assertEqual(run["worst_deviation_policy"], worst)
 
     def test_cross_check(self):
         table = self.table.reset_index()
