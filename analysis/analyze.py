@@ -170,7 +170,7 @@ def analyze_run(run_dir, phase="main"):
     return compute(run_dir, phase)[0]
 
 
-TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "queued",
+TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "requests", "queued",
                 "incomplete", "iops", "bytes_per_s", "share", "device_share", "weight",
                 "expected", "deviation", "deviation_kind", "expected_policy",
                 "deviation_policy", "deviation_policy_kind", "p50_ms", "p99_ms", "fio_ios",

@@ -17,7 +17,10 @@ change its range:
      a completion shorter than its unit completes the pieces inside it.
 
 A bio is complete when all its pieces are: its completion time is the last
-piece's, and its Q2C latency runs from its Q.  A bio counts once however it
+piece's, and its Q2C latency runs from its Q.  Each C with data is also one
+device command, counted ("commands") on the first-queued bio of the unit it
+completes first: writeback merges many bios into one command, and the
+throttle counts commands.  A bio counts once however it
 was merged or split, as fio counts one I/O per queued bio.  Tasks that exit
 do not matter: ownership is fixed at Q.  Zero-length events (flushes) carry
 no range and are only counted.  Events that match nothing (the trace began
@@ -28,8 +31,9 @@ from collections import defaultdict
 
 import pandas as pd
 
-BIO_COLUMNS = ["pid", "comm", "rwbs", "sector", "sectors", "q_time", "c_time", "error"]
-C_TIME, ERROR = BIO_COLUMNS.index("c_time"), BIO_COLUMNS.index("error")
+BIO_COLUMNS = ["pid", "comm", "rwbs", "sector", "sectors", "q_time", "c_time", "error",
+               "commands"]
+C_TIME, ERROR, COMMANDS = (BIO_COLUMNS.index(c) for c in ("c_time", "error", "commands"))
 STATS = ("bios", "completed", "incomplete", "flushes", "splits", "back_merges",
          "front_merges", "requeues", "dispatches", "completions",
          "unmatched_splits", "unmatched_merges", "unmatched_dispatches",
@@ -89,7 +93,7 @@ class Tracker:
 
     def queue(self, e):
         bio = len(self.bios)
-        self.bios.append([e.pid, e.comm, e.rwbs, e.sector, e.sectors, e.time, None, 0])
+        self.bios.append([e.pid, e.comm, e.rwbs, e.sector, e.sectors, e.time, None, 0, 0])
         self.left.append(1)
         self.stats["bios"] += 1
         self.new_unit(e.sector, e.sector + e.sectors, [[bio, e.sector, e.sector + e.sectors]])
@@ -153,6 +157,8 @@ class Tracker:
             if unit is None:
                 self.stats["unmatched_completions"] += 1
                 return
+            if cursor == e.sector:      # the command's first unit: who started it
+                self.bios[min(p[0] for p in unit.pieces)][COMMANDS] += 1
             self.drop(unit)
             done = [p for p in unit.pieces if p[2] <= end]
             for bio, _, _ in done:
@@ -201,8 +207,8 @@ def attribute(events):
     """events (trace.parse) -> (bios DataFrame, stats dict).
 
     One row per queued bio: owner pid and comm, its Q range, q_time, c_time
-    (NaN until every piece completed), latency (Q2C, seconds), error and
-    complete.  stats counts what was matched and what was not.
+    (NaN until every piece completed), latency (Q2C, seconds), error,
+    commands (device commands it was the first-queued bio of) and complete.  stats counts what was matched and what was not.
     """
     tracker = Tracker()
     for e in events.itertuples(index=False):

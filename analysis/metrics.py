@@ -170,7 +170,9 @@ def task_table(bios, tasks, span):
     bios need a "task" column (owners()); tasks has task, name, pid, fio_ios,
     fio_iops, direct, expected and, where a scheduler documents its own
     policy, expected_policy.  share is among the fio jobs; device_share
-    among everything the device completed, OTHER included.
+    among everything the device completed, OTHER included.  requests counts
+    the device commands whose first bio the task queued (attribute.py's
+    "commands"): merged bios make one command of many.
     """
     rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
     for row in rows:
@@ -182,6 +184,7 @@ def task_table(bios, tasks, span):
         row["window_start"], row["window_s"] = round(start, 6), round(seconds, 6)
         row["queued"] = len(inside)
         row["ios"] = len(mine)
+        row["requests"] = int(inside["commands"].sum()) if "commands" in inside else np.nan
         row["incomplete"] = row["queued"] - row["ios"]
         row["iops"] = len(mine) / seconds if seconds > 0 else np.nan
         row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds if seconds > 0 else np.nan

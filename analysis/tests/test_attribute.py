@@ -32,6 +32,7 @@ class AttributeTest(unittest.TestCase):
         self.assertTrue(bios["complete"].all())
         self.assertEqual(ms(bios["latency"]), [9.0, 8.0])
         self.assertEqual((stats["back_merges"], stats["completions"]), (1, 1))
+        self.assertEqual(bios["commands"].tolist(), [1, 0])     # one command, 101's
 
     def test_front_merge(self):
         t = blk.Text()
@@ -42,6 +43,8 @@ class AttributeTest(unittest.TestCase):
         self.assertEqual(bios["sector"].tolist(), [208, 200])
         self.assertEqual(ms(bios["c_time"]), [5.0, 5.0])
         self.assertEqual(stats["front_merges"], 1)
+        # The command is the first-queued bio's, not the lowest sector's.
+        self.assertEqual(bios["commands"].tolist(), [1, 0])
 
     def test_request_merges_into_request(self):
         """The kernel traces a request merged into another as M, with its range."""
@@ -67,6 +70,7 @@ class AttributeTest(unittest.TestCase):
         self.assertEqual(len(bios), 1)
         self.assertEqual(ms(bios["c_time"]), [6.0])
         self.assertEqual((stats["splits"], stats["completions"]), (1, 2))
+        self.assertEqual(bios["commands"].tolist(), [2])        # split: two commands
 
     def test_split_then_merge_of_the_parts_elsewhere(self):
         t = blk.Text()

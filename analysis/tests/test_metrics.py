@@ -132,6 +132,7 @@ class RunTest(unittest.TestCase):
     def test_tasks(self):
         t = self.table
         self.assertEqual(t["ios"].tolist(), [20, 10, 3])
+        self.assertEqual(t["requests"].tolist(), [20, 10, 3])    # no merges here
         self.assertEqual(t["iops"].tolist(), [10.0, 5.0, 1.5])
         self.assertEqual(t.loc["a", "bytes_per_s"], 10 * 4096)
         self.assertAlmostEqual(t.loc["a", "share"], 2 / 3)
