@@ -3,20 +3,22 @@
     /usr/bin/python3 -m analysis.analyze <run folder> [--phase main]
 
 adds the run-level fields to the run's summary.json (existing fields are
-kept) and writes tasks.csv and timeseries.csv next to it.  Other phases
-than main get their fields under "<phase>_analysis" and their CSVs
-prefixed "<phase>-".
+kept) and writes tasks.csv and timeseries.csv next to it, and, when the
+trace has FIOPS's dispatch messages, vios.png (with its .dat and .gp).
+Other phases than main get their fields under "<phase>_analysis" and their
+files prefixed "<phase>-".
 """
 
 import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 
 import pandas as pd
 
-from analysis import attribute, metrics, trace
+from analysis import attribute, metrics, plots, schedmsg, trace
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -95,6 +97,12 @@ def timing(fio, params):
     return seconds(ramp), (seconds(runtime) if runtime is not None else None)
 
 
+class Fields(dict):
+    """The fields compute() adds to summary.json.  vios holds the vios
+    plot's data (schedmsg.vios_table) for write() to draw: it is no JSON."""
+    vios = None
+
+
 def scheduler_of(run_dir, meta):
     """The kernel's name of the run's scheduler (a variant's too)."""
     summary = read_json(os.path.join(run_dir, "summary.json"), {})
@@ -115,13 +123,13 @@ def compute(run_dir, phase="main"):
     own, source = metrics.policy(text, scheduler_of(run_dir, meta))
     tasks = job_tasks(fio, pids, weights, {} if own is None else own)
 
-    events, info = trace.load(step)
+    events, info, messages = trace.load(step)
     bios, stats = attribute.attribute(events)
     ramp, runtime = timing(fio, params)
     span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
     throttle = meta.get("throttle_iops", params.get("IOPS"))
     fields, table, series = measure(bios, tasks, span, throttle, events)
-    fields.update(policy_fields(table, own, source))
+    fields = Fields(fields, **policy_fields(table, own, source))
     span = (fields.pop("common_start"), fields.pop("common_end"))
     fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
                            window_s=round(span[1] - span[0], 6), ramp_s=ramp,
@@ -131,6 +139,7 @@ def compute(run_dir, phase="main"):
     fields["expect_unknown"] = sorted((set(weights) | set(own or {})) - set(tasks["name"]))
     fields["trace_complete"] = not (info["dropped"] or info["skips"] or info["bad_lines"]
                                     or stats["unmatched_completions"])
+    add_fiops(fields, table, tasks, events, messages)
     return fields, table, series
 
 
@@ -139,6 +148,17 @@ def policy_fields(table, own, source):
     jobs = table[(table["task"] != metrics.OTHER) & table["expected_policy"].notna()]
     return {"policy_source": source, "expect_policy": own,
             "expected_policy": dict(zip(jobs["task"], jobs["expected_policy"]))}
+
+
+def add_fiops(fields, table, tasks, events, messages):
+    """FIOPS's dispatch messages: fields fiops_trace (None without any) and
+    vios, and the task table's fiops_dispatches and fiops_cost."""
+    dispatches, malformed = schedmsg.parse(messages)
+    fields["fiops_trace"] = schedmsg.summarize(dispatches, malformed, events)
+    table["fiops_dispatches"], table["fiops_cost"] = schedmsg.task_columns(
+        dispatches, table, metrics.OTHER)
+    if not dispatches.empty:
+        fields.vios = schedmsg.vios_table(dispatches, tasks, events)
 
 
 def measure(bios, tasks, span, throttle_iops, events=None):
@@ -174,13 +194,13 @@ TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "reque
                 "incomplete", "iops", "bytes_per_s", "share", "device_share", "weight",
                 "expected", "deviation", "deviation_kind", "expected_policy",
                 "deviation_policy", "deviation_policy_kind", "p50_ms", "p99_ms", "fio_ios",
-                "fio_iops", "direct"]
+                "fio_iops", "direct", "fiops_dispatches", "fiops_cost"]
 
 
 def write(run_dir, phase, fields, table, series):
     prefix = "" if phase == "main" else phase + "-"
-    table[TASK_COLUMNS].to_csv(os.path.join(run_dir, prefix + "tasks.csv"), index=False,
-                               float_format="%.10g")
+    table.reindex(columns=TASK_COLUMNS).to_csv(os.path.join(run_dir, prefix + "tasks.csv"),
+                                               index=False, float_format="%.10g")
     series.to_csv(os.path.join(run_dir, prefix + "timeseries.csv"), index=False)
     path = os.path.join(run_dir, "summary.json")
     summary = read_json(path, {})
@@ -192,6 +212,19 @@ def write(run_dir, phase, fields, table, series):
         json.dump(summary, f, indent=2, sort_keys=True, default=_plain)
         f.write("\n")
     os.replace(path + ".new", path)
+    if getattr(fields, "vios", None) is not None:
+        draw_vios(os.path.join(run_dir, prefix + "vios"), fields.vios, summary)
+
+
+def draw_vios(stem, data, summary):
+    """The run's vios plot; a missing or failing gnuplot costs the plot only,
+    not the numbers already written."""
+    title = "%s, %s: vios per task" % (summary.get("variant") or summary.get("scheduler"),
+                                       summary.get("workload"))
+    try:
+        plots.vios(stem, data, title)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("analysis: no vios plot (%s): %s" % (stem, e), file=sys.stderr)
 
 
 def _plain(value):
@@ -212,6 +245,11 @@ def main(argv=None):
           % (fields["jain_index"], fields["work_conservation"], fields["fio_blktrace_agree"]))
     if fields["policy_source"] and fields["policy_source"].startswith("expect["):
         print("own policy (%s): jain %s" % (fields["policy_source"], fields["jain_index_policy"]))
+    fiops = fields["fiops_trace"]
+    if fiops:
+        print("fiops: %d dispatch messages, charges consistent %s (%d violations, %d without "
+              "an issue)" % (fiops["messages"], fiops["charges_consistent"],
+                             fiops["charge_violations"], fiops["unmatched_messages"]))
     return 0
 
 

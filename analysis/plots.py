@@ -110,3 +110,29 @@ def p99_bars(stem, means, errors, title):
         "title columnheader(2+2*k)\n" % (k - 1, name))
     width = int(np.clip(120 + 40 * len(means) * k, 900, 2400))
     return render(stem, script, {"": frame}, title, width=width)
+
+
+def vios(stem, data, title):
+    """FIOPS's vios per task against trace time, and below it each task's
+    lead over its class's min_vios (what it was charged ahead of the tree).
+
+    data: schedmsg.vios_table(), one row per dispatch message; a task is a
+    "series" number with a "label".  Points, not lines: the rows of all
+    tasks interleave in one file.
+    """
+    name = os.path.basename(stem)
+    names = data.drop_duplicates("series").sort_values("series")
+    vios_col, lead_col = (data.columns.get_loc(c) + 1 for c in ("vios", "lead"))
+
+    def panel(column):
+        return "plot " + ", \\\n     ".join(
+            "'%s.dat' using 1:($2==%d ? $%d : NaN) with points pt 7 ps 0.3 title '%s'"
+            % (name, row.series, column, row.label.replace("'", "''"))
+            for row in names.itertuples()) + "\n"
+
+    script = key_line(len(names)) + (
+        "set multiplot layout 2,1\nset xlabel 'trace time (s)'\n"
+        "set ylabel 'vios after the charge'\nset format y '%.1s%c'\n" + panel(vios_col)
+        + "set title 'lead: vios - min_vios of its class, after the charge'\n"
+        "set ylabel 'lead'\nset format y '%g'\n" + panel(lead_col) + "unset multiplot\n")
+    return render(stem, script, {"": data}, title, height=800)

@@ -6,6 +6,17 @@ closing statistics) can never be taken for an event; the command name goes
 last because it is the one field that may hold spaces.  A split (X) needs no
 payload field: the kernel traces the front part of the split bio, so the
 remainder starts at sector + sectors.
+
+A message event (blk_add_trace_msg, such as bfq's log or FIOPS's dispatch
+notes) is printed in blkparse's default layout whatever -f says:
+
+    259,0    1        0     1.234567890   215  m   N <text>
+
+device, CPU, sequence (always 0), time, pid, an optional "ino,gen" cgroup
+id, "m", "N", then the text (blkparse.c, handle_notify).  parse_messages()
+reads these lines, tolerant of the spacing; the pid there is whoever ran
+when the message was logged, so a scheduler that names a task says so in
+its text.
 """
 
 import glob
@@ -23,6 +34,9 @@ NUMBERS = {"cpu": int, "seq": int, "time": float, "pid": int, "sector": int,
 SKIPS = re.compile(r"^Skips: (\d+) forward", re.M)
 ENTRIES = re.compile(r"^Events \(.*\): (\d+) entries", re.M)
 LOG_TOTAL = re.compile(r"Total:\s+(\d+) events \(dropped (\d+)\)")
+MESSAGE = re.compile(r"^\s*\d+,\s*\d+\s+(\d+)\s+\d+\s+(\d+\.\d+)\s+(\d+)\s+"
+                     r"(?:[0-9a-fA-F]+,[0-9a-fA-F]+\s+)?m\s+N\s+(.*?)\s*$")
+MESSAGE_COLUMNS = ["cpu", "time", "pid", "text"]
 
 
 def parse_line(line):
@@ -59,6 +73,16 @@ def parse(text):
     return events, info
 
 
+def parse_messages(text):
+    """blkparse output -> DataFrame of its message events (MESSAGE_COLUMNS)."""
+    rows = []
+    for line in text.splitlines():
+        m = MESSAGE.match(line)
+        if m:
+            rows.append((int(m.group(1)), float(m.group(2)), int(m.group(3)), m.group(4)))
+    return pd.DataFrame(rows, columns=MESSAGE_COLUMNS)
+
+
 def _count(pattern, text):
     m = pattern.search(text)
     return int(m.group(1)) if m else None
@@ -85,10 +109,12 @@ def run_blkparse(trace_dir, device):
 
 
 def load(trace_dir, device=None):
-    """Events and info of one traced step (e.g. <run>/guest/main).
+    """Events, info and message events of one traced step (e.g.
+    <run>/guest/main), from one blkparse run.
 
     info adds blktrace's "dropped" count from blktrace.log (None when the
-    log is missing or says nothing) to blkparse's counts.
+    log is missing or says nothing) and the number of message events to
+    blkparse's counts.
     """
     if device is None:
         found = devices(trace_dir)
@@ -96,12 +122,15 @@ def load(trace_dir, device=None):
             raise ValueError("%s: expected the trace files of one device, found %s"
                              % (trace_dir, found))
         device = found[0]
-    events, info = parse(run_blkparse(trace_dir, device))
+    text = run_blkparse(trace_dir, device)
+    events, info = parse(text)
+    messages = parse_messages(text)
     info["device"] = device
+    info["messages"] = len(messages)
     log = os.path.join(trace_dir, "blktrace.log")
-    text = ""
+    log_text = ""
     if os.path.exists(log):
         with open(log, errors="replace") as f:
-            text = f.read()
-    info.update(parse_log(text))
-    return events, info
+            log_text = f.read()
+    info.update(parse_log(log_text))
+    return events, info, messages

@@ -19,6 +19,17 @@ class Text:
             cpu, len(self.lines) + 1, time, pid, action, rwbs, sector, sectors, error, comm))
         return self
 
+    def msg(self, time, text, pid=0, cpu=0):
+        """A message event, in blkparse's default layout (it bypasses -f)."""
+        self.lines.append("259,0  %2d        0 %15.9f %5d  m   N %s" % (cpu, time, pid, text))
+        return self
+
+    def fiops(self, time, pid, sector, sectors, cost, vios, min_vios, queued, cls="be",
+              level=4):
+        """FIOPS's dispatch message for a request of task pid."""
+        return self.msg(time, dispatch_text(pid, cls, level, cost, vios, min_vios, queued,
+                                            sector, sectors), pid=7)
+
     def io(self, pid, sector, sectors, queued, completed, rwbs="R"):
         """A bio that becomes a request of its own: Q G I D C."""
         for action, time, who, comm in (("Q", queued, pid, "fio"), ("G", queued, pid, "fio"),
@@ -34,6 +45,12 @@ class Text:
         return trace.parse(self.text(skips))
 
 
+def dispatch_text(pid, cls, level, cost, vios, min_vios, queued, sector, sectors):
+    return ("fiops dispatch pid=%d class=%s level=%d cost=%d vios=%d min_vios=%d queued=%d "
+            "sector=%d nr_sectors=%d" % (pid, cls, level, cost, vios, min_vios, queued,
+                                         sector, sectors))
+
+
 # struct blk_io_trace, and the action and category bits of blktrace_api.h.
 EVENT = struct.Struct("=IIQQIIIIIHH")
 MAGIC = 0x65617407
@@ -41,18 +58,24 @@ ACTIONS = {"Q": 1, "M": 2, "F": 3, "G": 4, "D": 7, "C": 8, "I": 12, "X": 13}
 CATEGORY = {"Q": 0x10, "M": 0x10, "F": 0x10, "G": 0x10, "I": 0x110, "X": 0,
             "D": 0x140, "C": 0x180}
 READ, NOTIFY = 0x1, 0x400
+MESSAGE = 2       # __BLK_TN_MESSAGE, a notify event
 DEVICE = (259 << 20) | 1
 
 
 def binary(events):
-    """A blktrace file's bytes: events are (ns, pid, action, sector, sectors)
-    or (ns, pid, "comm", name) for the pid's command name."""
+    """A blktrace file's bytes: events are (ns, pid, action, sector, sectors),
+    (ns, pid, "comm", name) for the pid's command name or (ns, pid, "msg",
+    text) for a message (blk_add_trace_msg: no sequence number, no NUL)."""
     out = []
     for seq, e in enumerate(events, 1):
         if e[2] == "comm":
             pdu = e[3].encode().ljust(16, b"\0")
             out.append(EVENT.pack(MAGIC, seq, e[0], 0, 0, NOTIFY << 16, e[1], DEVICE, 0, 0,
                                   len(pdu)) + pdu)
+        elif e[2] == "msg":
+            pdu = e[3].encode()
+            out.append(EVENT.pack(MAGIC, 0, e[0], 0, 0, MESSAGE | NOTIFY << 16, e[1], DEVICE,
+                                  0, 0, len(pdu)) + pdu)
         else:
             action = ACTIONS[e[2]] | ((CATEGORY[e[2]] | READ) << 16)
             out.append(EVENT.pack(MAGIC, seq, e[0], e[3], e[4] * 512, action, e[1], DEVICE,

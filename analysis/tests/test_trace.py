@@ -28,6 +28,12 @@ Skips: 3 forward (3 -   0.0%)
         self.assertEqual(events.loc[2, "comm"], "kworker/u4:2 (flush)")
         self.assertEqual(info, {"skips": 3, "entries": 60597, "bad_lines": 1})
 
+    def test_messages(self):
+        messages = trace.parse_messages(self.TEXT)
+        self.assertEqual(messages.to_dict("records"),
+                         [{"cpu": 0, "time": 1.0, "pid": 0, "text": "bfq128S dispatch"}])
+        self.assertEqual(list(trace.parse_messages("").columns), trace.MESSAGE_COLUMNS)
+
     def test_empty(self):
         events, info = trace.parse("")
         self.assertEqual(len(events), 0)
@@ -49,6 +55,7 @@ class BlkparseTest(unittest.TestCase):
         events = [(0, 101, "comm", "fio"), (0, 7, "comm", "kworker/0:1H"),
                   (1000, 101, "Q", 100, 8), (2000, 101, "G", 100, 8),
                   (3000, 101, "Q", 108, 16), (4000, 101, "M", 108, 16),
+                  (4500, 7, "msg", blk.dispatch_text(101, "be", 4, 1024, 2048, 1024, 0, 100, 24)),
                   (5000, 7, "D", 100, 24), (9000, 7, "C", 100, 24)]
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "nvme0n1.blktrace.0"), "wb") as f:
@@ -56,13 +63,17 @@ class BlkparseTest(unittest.TestCase):
             with open(os.path.join(d, "blktrace.log"), "w") as f:
                 f.write("  Total:   6 events (dropped 0),   1 KiB data\n")
             self.assertEqual(trace.devices(d), ["nvme0n1"])
-            parsed, info = trace.load(d)
+            parsed, info, messages = trace.load(d)
         self.assertEqual(list(parsed["action"]), ["Q", "G", "Q", "M", "D", "C"])
         self.assertEqual(parsed["sectors"].tolist(), [8, 8, 16, 16, 24, 24])
         self.assertEqual(parsed["comm"].tolist()[0], "fio")
         self.assertEqual(parsed["pid"].tolist()[-1], 7)
         self.assertAlmostEqual(parsed["time"].iloc[-1], 8e-6)     # from the first event
         self.assertEqual((info["skips"], info["dropped"], info["bad_lines"]), (0, 0, 0))
+        # The message comes out of the same blkparse run, in its default layout.
+        self.assertEqual(info["messages"], 1)
+        self.assertAlmostEqual(messages["time"].item(), 3.5e-6)
+        self.assertTrue(messages["text"].item().startswith("fiops dispatch pid=101 "))
         bios, stats = attribute.attribute(parsed)
         self.assertEqual(bios["pid"].tolist(), [101, 101])
         self.assertTrue(bios["complete"].all())
