@@ -13,7 +13,10 @@ Writes into --out (default reports/<UTC date>/):
                     conservation)
   fairness-report.md, and plots/ with each PNG's data and gnuplot script.
 
-Runs not yet analysed (no tasks.csv) are analysed in memory, not written.
+Runs are grouped by their variant (bench's name for a scheduler with its
+tunables) where summary.json has one, else by scheduler and tunables.
+Runs not yet analysed by this version (no tasks.csv, or no policy_source
+in summary.json) are analysed in memory, not written.
 """
 
 import argparse
@@ -36,21 +39,13 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
 Z95 = 1.960
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
-GROUP = ["workload", "scheduler", "tune", "device_depth"]
-TASK_METRICS = ["iops", "share", "expected", "deviation", "p99_ms"]
-RUN_METRICS = ["jain_index", "work_conservation"]
+GROUP = ["workload", "scheduler", "variant", "tune", "device_depth"]
+TASK_METRICS = ["iops", "share", "expected", "deviation", "expected_policy", "deviation_policy",
+                "p99_ms"]
+RUN_METRICS = ["jain_index", "jain_index_policy", "work_conservation"]
 
 UNSCHEDULED = ("none does not schedule: requests reach the device in the order they are "
                "submitted, so what each task gets follows from how it submits, not from a policy.")
-NO_POLICY = {
-    "ioprio": {
-        "none": "has no notion of I/O priorities",
-        "mq-deadline": "serves the priority classes in order (real-time, best-effort, idle, "
-                       "with aging) but has no notion of the levels within best-effort",
-        "kyber": "has no notion of I/O priorities",
-        "fiops": "does not take I/O priorities into account yet (the series says so)",
-    },
-}
 
 
 def t95(df):
@@ -87,14 +82,17 @@ def find_runs(folder):
 
 
 def run_data(run_dir):
-    """(summary with the analysis fields, tasks table, time series) of a run."""
+    """(summary with the analysis fields, tasks table, time series, vios plot
+    data) of a run; the vios data is its vios.dat's path, or the frame
+    itself when the run is analysed here, or None without FIOPS messages."""
     summary = analyze.read_json(os.path.join(run_dir, "summary.json"), {})
-    paths = [os.path.join(run_dir, n) for n in ("tasks.csv", "timeseries.csv")]
-    if "jain_index" in summary and all(os.path.exists(p) for p in paths):
-        return summary, pd.read_csv(paths[0]), pd.read_csv(paths[1])
+    paths = [os.path.join(run_dir, n) for n in ("tasks.csv", "timeseries.csv", "vios.dat")]
+    if "policy_source" in summary and all(os.path.exists(p) for p in paths[:2]):
+        vios = paths[2] if os.path.exists(paths[2]) else None
+        return summary, pd.read_csv(paths[0]), pd.read_csv(paths[1]), vios
     fields, table, series = analyze.compute(run_dir)
     summary.update(fields)
-    return summary, table, series
+    return summary, table, series, fields.vios
 
 
 def run_columns(run_id, meta, summary):
@@ -104,6 +102,7 @@ def run_columns(run_id, meta, summary):
     return {
         "run_id": run_id, "workload": p.get("WORKLOAD", summary.get("workload")),
         "scheduler": p.get("SCHED", summary.get("scheduler")),
+        "variant": meta.get("variant") or summary.get("variant") or p.get("VARIANT") or "",
         "tune": ",".join("%s=%s" % tuple(kv) for kv in p.get("TUNE", [])),
         "device_depth": p.get("DEPTH"), "device_tags": meta.get("device_tags"),
         "nr_requests": meta.get("nr_requests_set"), "throttle_iops": p.get("IOPS"),
@@ -113,23 +112,39 @@ def run_columns(run_id, meta, summary):
         "series": kernel.get("series"), "harness_revision": meta.get("harness_revision"),
         "valid": bool(meta.get("valid", False)),
         "jain_index": summary.get("jain_index"),
+        "jain_index_policy": summary.get("jain_index_policy"),
+        "policy_source": summary.get("policy_source"),
+        "policy_none": (summary.get("policy_source") is not None
+                        and summary.get("expect_policy") is None),
         "work_conservation": summary.get("work_conservation"),
         "trace_total_iops": summary.get("trace_total_iops"),
         "fio_blktrace_agree": summary.get("fio_blktrace_agree"),
         "trace_complete": summary.get("trace_complete"),
         "other_comms": ";".join("%s:%d" % kv for kv in
                                 summary.get("trace", {}).get("other_comms", {}).items()),
+        **fiops_columns(summary.get("fiops_trace")),
     }
 
 
+def fiops_columns(fiops):
+    """runs.csv's view of summary.json fiops_trace (empty without messages)."""
+    fiops = fiops or {}
+    return {"fiops_messages": fiops.get("messages"),
+            "charges_consistent": fiops.get("charges_consistent"),
+            "charge_violations": fiops.get("charge_violations"),
+            "unmatched_messages": fiops.get("unmatched_messages"),
+            "issues_without_message": fiops.get("issues_without_message")}
+
+
 def combine(folder):
-    """(runs DataFrame, {run_id: time series}, {workload: description}, unfinished)."""
-    frames, series, described = [], {}, {}
+    """(runs DataFrame, {run_id: time series}, {run_id: vios data or None},
+    {workload: description}, unfinished)."""
+    frames, series, vios, described = [], {}, {}, {}
     found, unfinished = find_runs(folder)
     for run_dir in found:
         run_id = os.path.relpath(run_dir, folder)
         meta = analyze.read_json(os.path.join(run_dir, "meta.json"), {})
-        summary, table, series[run_id] = run_data(run_dir)
+        summary, table, series[run_id], vios[run_id] = run_data(run_dir)
         run = run_columns(run_id, meta, summary)
         described.setdefault(run["workload"], meta.get("workload_description", ""))
         table = table.reset_index(drop=True)
@@ -138,20 +153,26 @@ def combine(folder):
         raise SystemExit("%s: no run folders (meta.json and summary.json) below it" % folder)
     runs = pd.concat(frames, ignore_index=True)
     runs["config"] = config_labels(runs)
-    return runs, series, described, unfinished
+    return runs, series, vios, described, unfinished
 
 
 def config_labels(runs):
-    """scheduler, plus the tunables and the depth where they tell runs apart."""
-    label = runs["scheduler"] + np.where(runs["tune"] != "", " " + runs["tune"], "")
+    """The variant where it says more than the scheduler, else the scheduler
+    and its tunables; plus the depth where it tells runs apart."""
+    plain = runs["scheduler"] + np.where(runs["tune"] != "", " " + runs["tune"], "")
+    named = (runs["variant"] != "") & (runs["variant"] != runs["scheduler"])
+    label = plain.where(~named, runs["variant"])
     if runs["device_depth"].nunique() > 1:
         label = label + " depth " + runs["device_depth"].astype(str)
     return label
 
 
-def config_order(configs):
+def config_order(frame):
+    """frame's configs, in ORDER of their schedulers, then by name."""
     rank = {s: i for i, s in enumerate(ORDER)}
-    return sorted(set(configs), key=lambda c: (rank.get(c.split()[0], len(ORDER)), c))
+    pairs = frame[["config", "scheduler"]].drop_duplicates("config")
+    return [c for _, c in sorted((rank.get(s, len(ORDER)), c) for c, s in pairs.itertuples(
+        index=False))]
 
 
 def aggregate(rows, keys, columns):
@@ -174,7 +195,8 @@ def means(runs):
         raise SystemExit("no valid runs to average; see the runs' meta.json invalid_reasons")
     keys = GROUP + ["config"]
     tasks = aggregate(valid, keys + ["task"], TASK_METRICS)
-    kinds = valid.groupby(keys + ["task"], sort=False)["deviation_kind"].first()
+    kinds = valid.groupby(keys + ["task"], sort=False)[
+        ["deviation_kind", "deviation_policy_kind"]].first()
     tasks = tasks.merge(kinds.reset_index(), on=keys + ["task"], how="left")
     run_level = aggregate(valid.drop_duplicates("run_id"), keys, RUN_METRICS)
     return tasks, run_level
@@ -190,12 +212,12 @@ def number(value, ci=np.nan, digits=1):
     return text if pd.isna(ci) else "%s ± %.*f" % (text, digits, ci)
 
 
-def deviation_text(row):
-    if pd.isna(row["deviation"]):
+def deviation_text(row, column="deviation"):
+    if pd.isna(row[column]):
         return "-"
-    if row["deviation_kind"] == "absolute":
-        return number(row["deviation"], row["deviation_ci95"], 3) + " (abs)"
-    return number(100 * row["deviation"], 100 * row["deviation_ci95"], 1) + "%"
+    if row[column + "_kind"] == "absolute":
+        return number(row[column], row[column + "_ci95"], 3) + " (abs)"
+    return number(100 * row[column], 100 * row[column + "_ci95"], 1) + "%"
 
 
 def md_table(header, rows):
@@ -250,7 +272,10 @@ inside it.  Device totals and the time series cover the time all jobs were
 measured.
 
 * share: a task's part of the jobs' IOPS; expected: its weight in the
-  workload's `# expect:` line over the sum of the weights.
+  workload's `# expect:` line over the sum of the weights.  A scheduler
+  that documents another policy for the workload has its own
+  `# expect[scheduler]:` line, and its numbers against it are marked (own);
+  `# expect[scheduler]: none` says it documents none.
 * deviation: (share - expected) / expected; where 0 is expected, share - 0
   (marked abs).
 * Jain index over x = share / expected for the tasks expected a share:
@@ -259,6 +284,10 @@ measured.
 * Means over the valid repetitions, with 95%% confidence intervals from the
   t distribution (mean ± half-width; none when there is one run).
 * Cross-check: each job's blktrace I/O count against fio's total_ios; %s.
+* FIOPS charge check, where the kernel logs its dispatches (one blktrace
+  message per request, `analysis/schedmsg.py`): every message has the issue
+  (D) of its request, and each task's vios grows by exactly what each
+  dispatch charged, jumping forward only when the task re-enters the tree.
 """
 
 
@@ -286,50 +315,127 @@ def summary_section(run_means, configs):
             "column names the `runs.csv` rows averaged.\n\n") + md_table(header, rows)
 
 
-def policy_notes(workload, configs):
+def config_policies(per_run, configs):
+    """{config: (policy_source, documents none)} from the runs' summaries."""
+    policies = {}
+    for config in configs:
+        rows = per_run[per_run["config"] == config]
+        sources = rows["policy_source"].dropna()
+        policies[config] = (sources.iloc[0] if len(sources) else None,
+                            bool(rows["policy_none"].any()))
+    return policies
+
+
+def own_policy(source):
+    """Whether the line is a scheduler's own expect[...] line."""
+    return isinstance(source, str) and source.startswith("expect[")
+
+
+def policy_notes(policies, configs, schedulers):
     notes = []
     for config in configs:
-        reason = NO_POLICY.get(workload, {}).get(config.split()[0])
-        if reason:
-            notes.append("%s %s: its numbers show what it does without the policy."
-                         % (config, reason))
-    if any(c.split()[0] == "none" for c in configs):
+        source, none = policies[config]
+        if none:
+            notes.append("%s documents no policy for this workload (`%s`): it is judged only "
+                         "against the common expect line." % (config, source))
+        elif own_policy(source):
+            notes.append("%s documents its own policy for this workload (`%s`): the columns "
+                         "marked (own) judge it against that, the others against the common "
+                         "expect line." % (config, source))
+    if "none" in schedulers:
         notes.append(UNSCHEDULED)
     return notes
 
 
-def task_rows(group, configs):
+def policy_table(policies, configs, run_means):
+    """Jain index against the common line and against each scheduler's own."""
+    by = run_means.set_index("config")
+    rows = []
+    for config in configs:
+        source, none = policies[config]
+        policy = ("documents no policy" if none else "`%s`" % source if own_policy(source)
+                  else "the common line")
+        rows.append([config, policy,
+                     number(by.at[config, "jain_index"], by.at[config, "jain_index_ci95"], 4),
+                     "-" if none else number(by.at[config, "jain_index_policy"],
+                                             by.at[config, "jain_index_policy_ci95"], 4)])
+    return ("Each scheduler against the policy it documents (`run-means.csv` jain_index and "
+            "jain_index_policy; summary.json policy_source):\n\n"
+            + md_table(["scheduler", "documented policy", "Jain (common)", "Jain (own)"], rows))
+
+
+def fiops_checks(per_run, configs, schedulers):
+    """A line per configuration that has FIOPS messages or is FIOPS: did the
+    charge check (summary.json fiops_trace) hold in all its valid runs?"""
+    lines = []
+    for config in configs:
+        runs = per_run[(per_run["config"] == config) & per_run["valid"]]
+        logged = runs[runs["fiops_messages"].notna()]
+        if schedulers[config] != "fiops" and logged.empty:
+            continue
+        failed = logged[~logged["charges_consistent"].eq(True)]
+        if logged.empty:
+            verdict = "no dispatch messages in its traces (a kernel without them): not checked"
+        elif failed.empty and len(logged) == len(runs):
+            verdict = "held in all %d valid runs" % len(runs)
+        else:
+            verdict = "held in %d of %d valid runs" % (len(logged) - len(failed), len(runs))
+            verdict += "".join(
+                "; not in `%s` (%d charge violations, %d messages without an issue)"
+                % (r.run_id, r.charge_violations, r.unmatched_messages)
+                for r in failed.itertuples())
+            verdict += "".join("; `%s` has no dispatch messages" % r for r in
+                               runs.loc[runs["fiops_messages"].isna(), "run_id"])
+        lines.append("FIOPS charge check (every dispatch message has its issue, each task's "
+                     "vios grew by exactly its charges; `runs.csv` charges_consistent), "
+                     "%s: %s.\n" % (config, verdict))
+    return lines
+
+
+def task_rows(group, configs, own):
     rows = []
     for config in configs:
         for _, row in group[group["config"] == config].iterrows():
             if row["task"] == metrics.OTHER and not row["iops"] > 0:
                 continue
-            rows.append([config, row["task"], number(row["iops"], row["iops_ci95"]),
-                         number(row["share"], row["share_ci95"], 3),
-                         number(row["expected"], np.nan, 3), deviation_text(row),
-                         number(row["p99_ms"], row["p99_ms_ci95"]), row["n"]])
+            cells = [config, row["task"], number(row["iops"], row["iops_ci95"]),
+                     number(row["share"], row["share_ci95"], 3),
+                     number(row["expected"], np.nan, 3), deviation_text(row)]
+            if own:
+                cells += [number(row["expected_policy"], np.nan, 3),
+                          deviation_text(row, "deviation_policy")]
+            rows.append(cells + [number(row["p99_ms"], row["p99_ms_ci95"]), row["n"]])
     return rows
 
 
-def workload_section(workload, description, tasks, runs, series, plot_dir):
+def workload_section(workload, description, tasks, run_means, runs, data, plot_dir):
     group = tasks[tasks["workload"] == workload]
-    configs = config_order(group["config"])
+    configs = config_order(group)
+    schedulers = dict(zip(group["config"], group["scheduler"]))
+    per_run = runs[runs["workload"] == workload].drop_duplicates("run_id")
+    policies = config_policies(per_run[per_run["valid"]], configs)
+    own = any(own_policy(source) for source, _ in policies.values())
     text = ["## %s\n" % workload, "Workload: %s\n" % (description or "(no description)")]
-    text += ["Note: %s\n" % n for n in policy_notes(workload, configs)]
-    other = runs[(runs["workload"] == workload) & (runs["other_comms"] != "")]
+    text += ["Note: %s\n" % n for n in policy_notes(policies, configs, schedulers.values())]
+    if own:
+        text.append(policy_table(policies, configs,
+                                 run_means[run_means["workload"] == workload]))
+    text += fiops_checks(per_run, configs, schedulers)
+    other = per_run[per_run["other_comms"] != ""]
     if not other.empty:
         text.append("The other row counts bios queued by processes that are no fio job "
                     "(commands: %s; `runs.csv` column other_comms).\n"
                     % distinct(other, "other_comms"))
-    header = ["scheduler", "task", "IOPS", "share", "expected", "deviation", "p99 (ms)", "runs"]
-    text.append(md_table(header, task_rows(group, configs)))
+    header = ["scheduler", "task", "IOPS", "share", "expected", "deviation"]
+    header += ["expected (own)", "deviation (own)"] if own else []
+    text.append(md_table(header + ["p99 (ms)", "runs"], task_rows(group, configs, own)))
     text.append("Source: `task-means.csv` rows with workload=%s; they average the `runs.csv` "
                 "rows with these run_id values:\n" % workload)
     for config in configs:
         ids = group.loc[group["config"] == config, "run_ids"].iloc[0]
         text.append("* %s: %s" % (config, ", ".join("`%s`" % i for i in ids.split())))
     text.append("")
-    text += workload_plots(workload, group, configs, series, plot_dir)
+    text += workload_plots(workload, group, configs, data, plot_dir)
     return "\n".join(text) + "\n"
 
 
@@ -337,7 +443,11 @@ def slug(text):
     return "".join(c if c.isalnum() or c in "-." else "_" for c in text)
 
 
-def workload_plots(workload, group, configs, series, plot_dir):
+def workload_plots(workload, group, configs, data, plot_dir):
+    """Shares, p99 latency, and per configuration one run's IOPS over time
+    and, where its trace has FIOPS's messages, its vios over time.  data is
+    ({run_id: time series}, {run_id: vios data})."""
+    series, vios = data
     jobs = group[group["task"] != metrics.OTHER]
     stem = os.path.join(plot_dir, slug(workload))
     table = jobs.pivot(index="config", columns="task", values="share")
@@ -361,7 +471,24 @@ def workload_plots(workload, group, configs, series, plot_dir):
                                    "%s, %s: IOPS per second (run %s)" % (workload, config, run_id))
         lines.append(image(png, "IOPS over time, %s: timeseries.csv of run `%s`"
                            % (config, run_id)))
+        lines += vios_plot(stem + "-vios-" + slug(config), workload, config,
+                           group.loc[group["config"] == config, "run_ids"].iloc[0], vios)
     return lines
+
+
+def vios_plot(stem, workload, config, run_ids, vios):
+    """The vios plot of the configuration's first run with FIOPS messages."""
+    for run_id in run_ids.split():
+        frame = vios.get(run_id)
+        if frame is None:
+            continue
+        if not isinstance(frame, pd.DataFrame):
+            frame = pd.read_csv(frame, sep="\t")
+        png = plots.vios(stem, frame, "%s, %s: FIOPS vios per task (run %s)"
+                         % (workload, config, run_id))
+        return [image(png, "vios over time, %s: vios.dat of run `%s`, from FIOPS's "
+                      "dispatch messages" % (config, run_id))]
+    return []
 
 
 def image(png, caption):
@@ -379,6 +506,8 @@ def left_out(runs, unfinished):
          "more than 1% (summary.json fio_blktrace_disagreements)"),
         (per_run["trace_complete"].eq(False), "the trace lost events or has unmatched "
          "completions (summary.json trace)"),
+        (per_run["charges_consistent"].eq(False), "FIOPS's dispatch messages fail the charge "
+         "check (summary.json fiops_trace)"),
     )
     for picked, reason in reasons:
         lines += ["* `%s`: %s" % (run_id, reason) for run_id in per_run.loc[picked, "run_id"]]
@@ -389,7 +518,7 @@ def write_report(folder, out):
     """Write the CSVs, plots and fairness-report.md into out; returns the report's path."""
     plot_dir = os.path.join(out, "plots")
     os.makedirs(plot_dir, exist_ok=True)
-    runs, series, described, unfinished = combine(folder)
+    runs, series, vios, described, unfinished = combine(folder)
     tasks, run_level = means(runs)
     runs.to_csv(os.path.join(out, "runs.csv"), index=False, float_format="%.10g")
     tasks.to_csv(os.path.join(out, "task-means.csv"), index=False, float_format="%.10g")
@@ -398,11 +527,11 @@ def write_report(folder, out):
     parts = ["# Fairness report: %s\n" % os.path.basename(os.path.abspath(folder)),
              "Built %s from %d runs in `%s` by `python3 -m analysis.report`.\n" % (
                  datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), len(per_run), folder),
-             summary_section(run_level, config_order(run_level["config"])),
+             summary_section(run_level, config_order(run_level)),
              setup_section(runs), METHOD % check_text(per_run)]
     for workload in tasks["workload"].unique():
-        parts.append(workload_section(workload, described.get(workload), tasks, runs, series,
-                                      plot_dir))
+        parts.append(workload_section(workload, described.get(workload), tasks, run_level,
+                                      runs, (series, vios), plot_dir))
     parts.append(left_out(runs, unfinished))
     path = os.path.join(out, "fairness-report.md")
     with open(path, "w") as f:

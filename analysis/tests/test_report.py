@@ -6,7 +6,7 @@ import unittest
 
 import pandas as pd
 
-from analysis import analyze, attribute, report
+from analysis import analyze, attribute, metrics, report, trace
 from analysis.tests import blk
 from analysis.tests.test_metrics import fio_job, fio_json
 
@@ -28,10 +28,28 @@ class CiTest(unittest.TestCase):
         self.assertEqual(report.mean_ci([])[2], 0)
 
 
-def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None):
+WORKLOAD = "# two readers\n# expect: a=1 b=1\n# expect[fiops]: a=3 b=1\n# expect[none]: none\n"
+
+
+class ConfigTest(unittest.TestCase):
+    def test_variants_name_rows_and_schedulers_order_them(self):
+        runs = pd.DataFrame({
+            "scheduler": ["fiops", "bfq", "bfq", "fiops", "mq-deadline"],
+            "variant": ["fiops", "bfq_low_latency=0", "bfq", "", ""],
+            "tune": ["", "low_latency=0", "", "write_scale=3", ""],
+            "device_depth": [4] * 5})
+        runs["config"] = report.config_labels(runs)
+        self.assertEqual(runs["config"].tolist(), ["fiops", "bfq_low_latency=0", "bfq",
+                                                   "fiops write_scale=3", "mq-deadline"])
+        self.assertEqual(report.config_order(runs), ["mq-deadline", "bfq", "bfq_low_latency=0",
+                                                     "fiops", "fiops write_scale=3"])
+
+
+def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharge=False):
     """A run folder as the harness and analysis.analyze leave it, from a
     synthetic trace: jobs a and b queue ios[0] and ios[1] bios in 1 s (fio
-    says fio_ios, by default the same)."""
+    says fio_ios, by default the same).  Under fiops every request has its
+    dispatch message; overcharge makes one of them charge too much."""
     run_dir = os.path.join(folder, run_id)
     os.makedirs(run_dir)
     t = blk.Text()
@@ -39,11 +57,20 @@ def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None):
         for i in range(count):
             start = i / count
             t.io(pid, base + 8 * i, 8, start, start + 0.002 * (pid - 100))
-    bios, _ = attribute.attribute(t.events()[0])
+            if scheduler == "fiops":
+                extra = 1 if overcharge and i == count // 2 else 0
+                t.fiops(start, pid, base + 8 * i, 8, 1024, 1024 * (i + 1) + extra, 0,
+                        count - i)
+    events, _ = t.events()
+    bios, _ = attribute.attribute(events)
     fio_ios = fio_ios or ios
+    weights = metrics.parse_expect(WORKLOAD)
+    own, source = metrics.policy(WORKLOAD, scheduler)
     tasks = analyze.job_tasks(fio_json(fio_job("a", fio_ios[0]), fio_job("b", fio_ios[1])),
-                              [101, 102], {"a": 1, "b": 1})
+                              [101, 102], weights, {} if own is None else own)
     fields, table, series = analyze.measure(bios, tasks, (0.0, 1.0), 100)
+    fields = analyze.Fields(fields, **analyze.policy_fields(table, own, source))
+    analyze.add_fiops(fields, table, tasks, events, trace.parse_messages(t.text()))
     meta = {"params": {"WORKLOAD": "ioprio", "SCHED": scheduler, "DEPTH": 4, "IOPS": 100,
                        "RUNTIME": 1, "RAMP": 0, "VCPUS": 2, "TUNE": []},
             "kernel": {"release": "6.1.0-test", "series_sha256": "ab" * 32, "series": "p.patch"},
@@ -64,9 +91,9 @@ class ReportTest(unittest.TestCase):
         compare = os.path.join(cls.tmp.name, "compare-test")
         for run_id, scheduler, ios in (("none-1", "none", (60, 40)),
                                        ("none-2", "none", (50, 50)),
-                                       ("fiops-1", "fiops", (50, 50)),
-                                       ("fiops-2", "fiops", (50, 50))):
+                                       ("fiops-1", "fiops", (50, 50))):
             fake_run(compare, run_id, scheduler, ios)
+        fake_run(compare, "fiops-2", "fiops", (50, 50), overcharge=True)
         fake_run(compare, "fiops-3", "fiops", (90, 10), valid=False, fio_ios=(90, 12))
         os.makedirs(os.path.join(compare, "boot", "kyber"))      # a boot that failed
         for name, meta in (("boot", {"runs": ["kyber"]}), ("boot/kyber", {"status": "failed"})):
@@ -88,6 +115,16 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((row["ios"], row["share"], row["scheduler"]), (60, 0.6, "none"))
         self.assertAlmostEqual(row["jain_index"], 4 / 4.16, places=6)
 
+    def test_fiops_columns(self):
+        runs = pd.read_csv(os.path.join(self.out, "runs.csv")).drop_duplicates("run_id")
+        runs = runs.set_index("run_id")
+        self.assertEqual(runs.loc["fiops-1", "fiops_messages"], 100)
+        self.assertTrue(runs.loc["fiops-1", "charges_consistent"])
+        self.assertEqual(runs.loc["fiops-2", "charge_violations"], 4)
+        self.assertTrue(runs.loc[["none-1", "none-2"], "fiops_messages"].isna().all())
+        self.assertEqual(runs.loc["none-1", "policy_source"], "expect[none]: none")
+        self.assertNotIn("ioprio-vios-none.png", os.listdir(os.path.join(self.out, "plots")))
+
     def test_means_and_ci(self):
         tasks = pd.read_csv(os.path.join(self.out, "task-means.csv"))
         row = tasks[(tasks["config"] == "none") & (tasks["task"] == "a")].iloc[0]
@@ -102,9 +139,21 @@ class ReportTest(unittest.TestCase):
     def test_markdown(self):
         self.assertIn("| ioprio | fiops |", self.md)
         self.assertIn("| none | a | 55.0 ± 63.5 | 0.550 ± 0.635 | 0.500 | 10.0 ± 127.1% "
-                      "| 2.0 ± 0.0 | 2 |", self.md)
+                      "| - | - | 2.0 ± 0.0 | 2 |", self.md)
+        self.assertIn("| fiops | b | 50.0 ± 0.0 | 0.500 ± 0.000 | 0.500 | 0.0 ± 0.0% "
+                      "| 0.250 | 100.0 ± 0.0% | 4.0 ± 0.0 | 2 |", self.md)
         self.assertIn("none does not schedule", self.md)
-        self.assertIn("fiops does not take I/O priorities into account", self.md)
+        self.assertIn("none documents no policy for this workload (`expect[none]: none`)",
+                      self.md)
+        self.assertIn("fiops documents its own policy for this workload "
+                      "(`expect[fiops]: a=3 b=1`)", self.md)
+        self.assertIn("| none | documents no policy | 0.9808 ± 0.2443 | - |", self.md)
+        self.assertIn("| fiops | `expect[fiops]: a=3 b=1` | 1.0000 ± 0.0000 | 0.8000 ± 0.0000 |",
+                      self.md)
+        self.assertIn("`runs.csv` charges_consistent), fiops: held in 1 of 2 valid runs; "
+                      "not in `fiops-2` (4 charge violations, 0 messages without an issue).",
+                      self.md)
+        self.assertIn("`fiops-2`: FIOPS's dispatch messages fail the charge check", self.md)
         self.assertIn("* none: `none-1`, `none-2`", self.md)
         self.assertIn("`fiops-3`: invalid", self.md)
         self.assertIn("| kernel release | 6.1.0-test |", self.md)
@@ -117,7 +166,7 @@ class ReportTest(unittest.TestCase):
 
     def test_plots(self):
         names = ["ioprio-shares.png", "ioprio-p99.png", "ioprio-iops-none.png",
-                 "ioprio-iops-fiops.png"]
+                 "ioprio-iops-fiops.png", "ioprio-vios-fiops.png"]
         for name in names:
             path = os.path.join(self.out, "plots", name)
             with open(path, "rb") as f:
