@@ -117,18 +117,18 @@ def vios(stem, data, title):
     lead over its class's min_vios (what it was charged ahead of the tree).
 
     data: schedmsg.vios_table(), one row per dispatch message; a task is a
-    "series" number with a "label".  Points, not lines: the rows of all
-    tasks interleave in one file.
+    "series" number with a "label".  One pass over the file colours each
+    point by its series; the key comes from empty plots of those colours.
     """
     name = os.path.basename(stem)
     names = data.drop_duplicates("series").sort_values("series")
     vios_col, lead_col = (data.columns.get_loc(c) + 1 for c in ("vios", "lead"))
+    key = "".join(", \\\n     NaN with points pt 7 lc %d title '%s'"
+                  % (row.series + 1, row.label.replace("'", "''")) for row in names.itertuples())
 
     def panel(column):
-        return "plot " + ", \\\n     ".join(
-            "'%s.dat' using 1:($2==%d ? $%d : NaN) with points pt 7 ps 0.3 title '%s'"
-            % (name, row.series, column, row.label.replace("'", "''"))
-            for row in names.itertuples()) + "\n"
+        return ("plot '%s.dat' using 1:%d:($2+1) with points pt 7 ps 0.3 lc variable notitle"
+                % (name, column) + key + "\n")
 
     script = key_line(len(names)) + (
         "set multiplot layout 2,1\nset xlabel 'trace time (s)'\n"
