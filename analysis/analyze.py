@@ -18,7 +18,7 @@ import sys
 
 import pandas as pd
 
-from analysis import attribute, metrics, plots, schedmsg, trace
+from analysis import attribute, devcost, metrics, plots, schedmsg, trace
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -103,6 +103,13 @@ class Fields(dict):
     vios = None
 
 
+def cost_model(run_dir, meta):
+    """The run's device_cost_model (meta.json's, else summary.json's); None
+    for a run folder from before it was recorded, whose device was IOPS-only."""
+    summary = read_json(os.path.join(run_dir, "summary.json"), {})
+    return meta.get("device_cost_model") or summary.get("device_cost_model")
+
+
 def scheduler_of(run_dir, meta):
     """The kernel's name of the run's scheduler (a variant's too)."""
     summary = read_json(os.path.join(run_dir, "summary.json"), {})
@@ -128,7 +135,8 @@ def compute(run_dir, phase="main"):
     ramp, runtime = timing(fio, params)
     span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
     throttle = meta.get("throttle_iops", params.get("IOPS"))
-    fields, table, series = measure(bios, tasks, span, throttle, events)
+    fields, table, series = measure(bios, tasks, span, throttle, events,
+                                    cost_model(run_dir, meta))
     fields = Fields(fields, **policy_fields(table, own, source))
     span = (fields.pop("common_start"), fields.pop("common_end"))
     fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
@@ -161,18 +169,22 @@ def add_fiops(fields, table, tasks, events, messages):
         fields.vios = schedmsg.vios_table(dispatches, tasks, events)
 
 
-def measure(bios, tasks, span, throttle_iops, events=None):
+def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None):
     """(run fields, task table, time series) of attributed bios.
 
     Adds the owning task to bios as column "task".  Each job is measured over
     its own fio window; device totals and the series over the time all jobs
-    were measured (fields common_start, common_end).
+    were measured (fields common_start, common_end).  cost_model is the
+    run's device_cost_model: when its device charges by size, the table
+    has each task's device_cost_s and cost_share, and the fields
+    jain_index_cost and cost_model_active true.
     """
     bios["task"] = metrics.owners(bios, tasks)
-    table = metrics.task_table(bios, tasks, span)
+    table = metrics.task_table(bios, tasks, span, cost_model)
     common = metrics.common_span(table, span)
     request_iops = None if events is None else metrics.device_iops(events, common)
     fields = metrics.run_metrics(table, throttle_iops, request_iops)
+    fields["cost_model_active"] = devcost.charges_by_size(cost_model)
     fields.update(metrics.cross_check(table))
     fields["common_start"], fields["common_end"] = common
     return fields, table, metrics.timeseries(bios, common, list(table["task"]))
@@ -193,8 +205,9 @@ def analyze_run(run_dir, phase="main"):
 TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "requests", "queued",
                 "incomplete", "iops", "bytes_per_s", "share", "device_share", "weight",
                 "expected", "deviation", "deviation_kind", "expected_policy",
-                "deviation_policy", "deviation_policy_kind", "p50_ms", "p99_ms", "fio_ios",
-                "fio_iops", "direct", "fiops_dispatches", "fiops_cost"]
+                "deviation_policy", "deviation_policy_kind", "device_cost_s", "cost_share",
+                "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct", "fiops_dispatches",
+                "fiops_cost"]
 
 
 def write(run_dir, phase, fields, table, series):
@@ -206,6 +219,7 @@ def write(run_dir, phase, fields, table, series):
     summary = read_json(path, {})
     if phase == "main":
         summary.update(fields)
+        add_task_costs(summary.get("tasks", []), table)
     else:
         summary[phase + "_analysis"] = fields
     with open(path + ".new", "w") as f:
@@ -214,6 +228,19 @@ def write(run_dir, phase, fields, table, series):
     os.replace(path + ".new", path)
     if getattr(fields, "vios", None) is not None:
         draw_vios(os.path.join(run_dir, prefix + "vios"), fields.vios, summary)
+
+
+def add_task_costs(entries, table):
+    """Adds device_cost_s and cost_share (null where the device does not
+    charge by size) to summary.json's tasks, fio's jobs in the order the
+    task table has them; an entry whose job name differs is left alone."""
+    jobs = table[table["task"] != metrics.OTHER]
+    for entry, row in zip(entries, jobs.itertuples()):
+        if entry.get("name") != row.name:
+            continue
+        entry["device_cost_s"] = None if pd.isna(row.device_cost_s) else round(
+            float(row.device_cost_s), 6)
+        entry["cost_share"] = None if pd.isna(row.cost_share) else round(float(row.cost_share), 4)
 
 
 def draw_vios(stem, data, summary):
@@ -243,6 +270,10 @@ def main(argv=None):
     print(shown.to_string(index=False))
     print("jain %s, work conservation %s, fio/blktrace agree %s"
           % (fields["jain_index"], fields["work_conservation"], fields["fio_blktrace_agree"]))
+    if fields["cost_model_active"]:
+        print("device charges by size: cost shares %s, jain (cost) %s" % (
+            " ".join("%s=%.3f" % (r.task, r.cost_share) for r in table.itertuples()
+                     if r.task != metrics.OTHER), fields["jain_index_cost"]))
     if fields["policy_source"] and fields["policy_source"].startswith("expect["):
         print("own policy (%s): jain %s" % (fields["policy_source"], fields["jain_index_policy"]))
     fiops = fields["fiops_trace"]

@@ -19,8 +19,9 @@ change its range:
 A bio is complete when all its pieces are: its completion time is the last
 piece's, and its Q2C latency runs from its Q.  Each C with data is also one
 device command, counted ("commands") on the first-queued bio of the unit it
-completes first: writeback merges many bios into one command, and the
-throttle counts commands.  A bio counts once however it
+completes first, with its size ("command_sectors", the C event's sectors):
+writeback merges many bios into one command, and the throttle counts
+commands (and, when it charges by size, their sizes).  A bio counts once however it
 was merged or split, as fio counts one I/O per queued bio.  Tasks that exit
 do not matter: ownership is fixed at Q.  Zero-length events (flushes) carry
 no range and are only counted.  Events that match nothing (the trace began
@@ -32,8 +33,9 @@ from collections import defaultdict
 import pandas as pd
 
 BIO_COLUMNS = ["pid", "comm", "rwbs", "sector", "sectors", "q_time", "c_time", "error",
-               "commands"]
-C_TIME, ERROR, COMMANDS = (BIO_COLUMNS.index(c) for c in ("c_time", "error", "commands"))
+               "commands", "command_sectors"]
+C_TIME, ERROR, COMMANDS, COMMAND_SECTORS = (BIO_COLUMNS.index(c) for c in (
+    "c_time", "error", "commands", "command_sectors"))
 STATS = ("bios", "completed", "incomplete", "flushes", "splits", "back_merges",
          "front_merges", "requeues", "dispatches", "completions",
          "unmatched_splits", "unmatched_merges", "unmatched_dispatches",
@@ -93,7 +95,7 @@ class Tracker:
 
     def queue(self, e):
         bio = len(self.bios)
-        self.bios.append([e.pid, e.comm, e.rwbs, e.sector, e.sectors, e.time, None, 0, 0])
+        self.bios.append([e.pid, e.comm, e.rwbs, e.sector, e.sectors, e.time, None, 0, 0, ()])
         self.left.append(1)
         self.stats["bios"] += 1
         self.new_unit(e.sector, e.sector + e.sectors, [[bio, e.sector, e.sector + e.sectors]])
@@ -158,7 +160,9 @@ class Tracker:
                 self.stats["unmatched_completions"] += 1
                 return
             if cursor == e.sector:      # the command's first unit: who started it
-                self.bios[min(p[0] for p in unit.pieces)][COMMANDS] += 1
+                first = self.bios[min(p[0] for p in unit.pieces)]
+                first[COMMANDS] += 1
+                first[COMMAND_SECTORS] += (e.sectors,)
             self.drop(unit)
             done = [p for p in unit.pieces if p[2] <= end]
             for bio, _, _ in done:
@@ -208,7 +212,9 @@ def attribute(events):
 
     One row per queued bio: owner pid and comm, its Q range, q_time, c_time
     (NaN until every piece completed), latency (Q2C, seconds), error,
-    commands (device commands it was the first-queued bio of) and complete.  stats counts what was matched and what was not.
+    commands (device commands it was the first-queued bio of),
+    command_sectors (a tuple: each such command's size in sectors) and
+    complete.  stats counts what was matched and what was not.
     """
     tracker = Tracker()
     for e in events.itertuples(index=False):

@@ -31,6 +31,7 @@ def request_cost(nbytes, model):
 
 
 PAGE = 4096
+SECTOR = 512
 
 
 def size_scale_for(a, b):
@@ -47,3 +48,15 @@ def size_scale_for(a, b):
     if t4k <= 0:
         raise ValueError("the fit gives t(4 KiB) = %g s, not a cost" % t4k)
     return min(1000, max(0, round(1000 * PAGE * b / t4k)))
+
+
+def charges_by_size(model):
+    """Whether the device of a run with this device_cost_model charges a
+    request by its size (BPS or IOPS_SIZE set).  A run folder from before
+    the model was recorded (None) had an IOPS-only device."""
+    return bool(model and (model.get("bps") or model.get("iops_size")))
+
+
+def commands_cost(sectors, model):
+    """Device seconds of device commands of these sizes (512-byte sectors)."""
+    return sum(request_cost(n * SECTOR, model) for n in sectors)

@@ -26,6 +26,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from analysis import devcost
+
 OTHER = "other"
 # "# expect: ..." or "# expect[s1,s2]: ..."; group 1 is the bracket's inside.
 EXPECT = re.compile(r"^[ \t]*#[ \t]*(expect(?:\[([^\]\n]*)\])?:(.*))$", re.M)
@@ -164,7 +166,7 @@ def deviation(share, expected):
     return (share - expected) / expected, "relative"
 
 
-def task_table(bios, tasks, span):
+def task_table(bios, tasks, span, cost_model=None):
     """One row per task (tasks' order) and a last OTHER row.
 
     bios need a "task" column (owners()); tasks has task, name, pid, fio_ios,
@@ -173,7 +175,14 @@ def task_table(bios, tasks, span):
     among everything the device completed, OTHER included.  requests counts
     the device commands whose first bio the task queued (attribute.py's
     "commands"): merged bios make one command of many.
+
+    With a cost_model that charges by size (devcost.charges_by_size),
+    device_cost_s is what those same commands cost the device, each
+    devcost.request_cost of its size, and cost_share the task's device
+    seconds per second of its window among the fio jobs' (the sums' ratio
+    when the windows are equally long), as share is of IOPS; NaN otherwise.
     """
+    priced = devcost.charges_by_size(cost_model)
     rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
     for row in rows:
         own = bios[bios["task"] == row["task"]]
@@ -185,6 +194,8 @@ def task_table(bios, tasks, span):
         row["queued"] = len(inside)
         row["ios"] = len(mine)
         row["requests"] = int(inside["commands"].sum()) if "commands" in inside else np.nan
+        row["device_cost_s"] = (sum(devcost.commands_cost(c, cost_model)
+                                    for c in inside["command_sectors"]) if priced else np.nan)
         row["incomplete"] = row["queued"] - row["ios"]
         row["iops"] = len(mine) / seconds if seconds > 0 else np.nan
         row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds if seconds > 0 else np.nan
@@ -193,6 +204,8 @@ def task_table(bios, tasks, span):
     jobs = table["task"] != OTHER
     table["device_share"] = table["iops"] / table["iops"].sum()
     table["share"] = np.where(jobs, table["iops"] / table.loc[jobs, "iops"].sum(), np.nan)
+    cost_rate = table["device_cost_s"] / table["window_s"].where(table["window_s"] > 0)
+    table["cost_share"] = np.where(jobs, cost_rate / cost_rate[jobs].sum(), np.nan)
     for suffix in ("", "_policy"):
         if "expected" + suffix not in table:
             continue
@@ -249,8 +262,15 @@ def fairness(jobs, suffix=""):
         return None, None
     row = weighted.loc[weighted["deviation" + suffix].abs().idxmax()]
     worst = {"task": row["task"], "value": round(float(row["deviation" + suffix]), 4)}
-    index = jain(weighted["share"] / weighted["expected" + suffix])
-    return (None if index is None else round(index, 6)), worst
+    return jain_of(weighted, "share", "expected" + suffix), worst
+
+
+def jain_of(jobs, share, expected):
+    """Jain's index over share / expected of the jobs expected a share,
+    rounded; None when undefined (no such job, or no share measured)."""
+    weighted = jobs[jobs[expected] > 0]
+    index = jain(weighted[share] / weighted[expected])
+    return None if index is None else round(index, 6)
 
 
 def run_metrics(table, throttle_iops, request_iops=None):
@@ -258,7 +278,8 @@ def run_metrics(table, throttle_iops, request_iops=None):
     against the common policy and, with expected_policy, the scheduler's own.
 
     Work conservation is request_iops (device commands) over the throttle
-    when given, else the bios' total.
+    when given, else the bios' total.  jain_index_cost is the Jain index
+    over cost_share / expected, None where the table has no cost shares.
     """
     jobs = table[table["task"] != OTHER]
     total = float(table["iops"].sum())
@@ -271,6 +292,8 @@ def run_metrics(table, throttle_iops, request_iops=None):
     fields["jain_index"], fields["worst_deviation"] = fairness(jobs)
     if "expected_policy" in jobs:
         fields["jain_index_policy"], fields["worst_deviation_policy"] = fairness(jobs, "_policy")
+    fields["jain_index_cost"] = (jain_of(jobs, "cost_share", "expected")
+                                 if "cost_share" in jobs and "expected" in jobs else None)
     return fields
 
 

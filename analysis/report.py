@@ -15,8 +15,8 @@ Writes into --out (default reports/<UTC date>/):
 
 Runs are grouped by their variant (bench's name for a scheduler with its
 tunables) where summary.json has one, else by scheduler and tunables.
-Runs not yet analysed by this version (no tasks.csv, or no policy_source
-in summary.json) are analysed in memory, not written.
+Runs not yet analysed by this version (no tasks.csv, or summary.json
+lacks a field of ANALYSIS_FIELDS) are analysed in memory, not written.
 """
 
 import argparse
@@ -27,7 +27,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from analysis import analyze, metrics, plots
+from analysis import analyze, devcost, metrics, plots
 
 # Two-sided 95% Student t critical values by degrees of freedom; between
 # rows the smaller df's value is used (a slightly wider interval).
@@ -39,10 +39,13 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
 Z95 = 1.960
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
-GROUP = ["workload", "scheduler", "variant", "tune", "device_depth"]
+GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device_cost"]
 TASK_METRICS = ["iops", "share", "expected", "deviation", "expected_policy", "deviation_policy",
-                "p99_ms"]
-RUN_METRICS = ["jain_index", "jain_index_policy", "work_conservation"]
+                "device_cost_s", "cost_share", "p99_ms"]
+RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation"]
+# summary.json fields a run's analysis must have for the report to use its
+# files; a run analysed before one of them existed is analysed again.
+ANALYSIS_FIELDS = ("policy_source", "cost_model_active")
 
 UNSCHEDULED = ("none does not schedule: requests reach the device in the order they are "
                "submitted, so what each task gets follows from how it submits, not from a policy.")
@@ -87,12 +90,14 @@ def run_data(run_dir):
     itself when the run is analysed here, or None without FIOPS messages."""
     summary = analyze.read_json(os.path.join(run_dir, "summary.json"), {})
     paths = [os.path.join(run_dir, n) for n in ("tasks.csv", "timeseries.csv", "vios.dat")]
-    if "policy_source" in summary and all(os.path.exists(p) for p in paths[:2]):
+    analysed = all(field in summary for field in ANALYSIS_FIELDS)
+    if analysed and all(os.path.exists(p) for p in paths[:2]):
         vios = paths[2] if os.path.exists(paths[2]) else None
         return summary, pd.read_csv(paths[0]), pd.read_csv(paths[1]), vios
     fields, table, series = analyze.compute(run_dir)
     summary.update(fields)
-    return summary, table, series, fields.vios
+    # tasks.csv's columns: the table's own (runtime_s, ...) would collide with runs.csv's.
+    return summary, table.reindex(columns=analyze.TASK_COLUMNS), series, fields.vios
 
 
 def run_columns(run_id, meta, summary):
@@ -105,6 +110,8 @@ def run_columns(run_id, meta, summary):
         "variant": meta.get("variant") or summary.get("variant") or p.get("VARIANT") or "",
         "tune": ",".join("%s=%s" % tuple(kv) for kv in p.get("TUNE", [])),
         "device_depth": p.get("DEPTH"), "device_tags": meta.get("device_tags"),
+        "device_cost": device_cost(meta.get("device_cost_model")
+                                   or summary.get("device_cost_model")),
         "nr_requests": meta.get("nr_requests_set"), "throttle_iops": p.get("IOPS"),
         "runtime_s": p.get("RUNTIME"), "ramp_s": p.get("RAMP"), "vcpus": p.get("VCPUS"),
         "accel": meta.get("accel", p.get("ACCEL")), "qemu_version": meta.get("qemu_version"),
@@ -113,6 +120,8 @@ def run_columns(run_id, meta, summary):
         "valid": bool(meta.get("valid", False)),
         "jain_index": summary.get("jain_index"),
         "jain_index_policy": summary.get("jain_index_policy"),
+        "cost_model_active": bool(summary.get("cost_model_active")),
+        "jain_index_cost": summary.get("jain_index_cost"),
         "policy_source": summary.get("policy_source"),
         "policy_none": (summary.get("policy_source") is not None
                         and summary.get("expect_policy") is None),
@@ -124,6 +133,15 @@ def run_columns(run_id, meta, summary):
                                 summary.get("trace", {}).get("other_comms", {}).items()),
         **fiops_columns(summary.get("fiops_trace")),
     }
+
+
+def device_cost(model):
+    """How the run's device charges a request: "per request" (IOPS only,
+    also for a run folder from before device_cost_model), else the size
+    limits that are on, "iops_size=4096" or "bps=8192000"."""
+    if not devcost.charges_by_size(model):
+        return "per request"
+    return ",".join("%s=%s" % (k, model[k]) for k in ("bps", "iops_size") if model.get(k))
 
 
 def fiops_columns(fiops):
@@ -158,12 +176,15 @@ def combine(folder):
 
 def config_labels(runs):
     """The variant where it says more than the scheduler, else the scheduler
-    and its tunables; plus the depth where it tells runs apart."""
+    and its tunables; plus the depth and how the device charges where they
+    tell runs apart."""
     plain = runs["scheduler"] + np.where(runs["tune"] != "", " " + runs["tune"], "")
     named = (runs["variant"] != "") & (runs["variant"] != runs["scheduler"])
     label = plain.where(~named, runs["variant"])
     if runs["device_depth"].nunique() > 1:
         label = label + " depth " + runs["device_depth"].astype(str)
+    if "device_cost" in runs and runs["device_cost"].nunique() > 1:
+        label = label + " (" + runs["device_cost"] + ")"
     return label
 
 
@@ -241,6 +262,7 @@ def setup_section(runs):
         ("QEMU", distinct(per_run, "qemu_version")),
         ("accelerator", distinct(per_run, "accel")),
         ("throttle (IOPS)", distinct(per_run, "throttle_iops")),
+        ("device charges (summary.json device_cost_model)", distinct(per_run, "device_cost")),
         ("device depth (NVMe queue depth; tags)", "%s; %s" % (
             distinct(per_run, "device_depth"), distinct(per_run, "device_tags"))),
         ("scheduler nr_requests", distinct(per_run, "nr_requests")),
@@ -280,6 +302,12 @@ measured.
   (marked abs).
 * Jain index over x = share / expected for the tasks expected a share:
   (sum x)^2 / (n sum x^2), 1 when every task gets exactly its due.
+* cost share, where the device charges by size (`BPS`, `IOPS_SIZE`;
+  summary.json cost_model_active): a task's part of the device time the
+  jobs' commands cost, each command `analysis/devcost.py`'s request_cost of
+  its size and counted on the task that queued its first bio, as the
+  requests column counts; Jain (cost) is the Jain index over cost share /
+  expected.  On such a device equal IOPS is not equal device time.
 * work conservation: the device's completed commands per second (C events with data, all tasks and the `other` row; merged bios count once, as the throttle counts them) over the throttle.
 * Means over the valid repetitions, with 95%% confidence intervals from the
   t distribution (mean ± half-width; none when there is one run).
@@ -392,15 +420,31 @@ def fiops_checks(per_run, configs, schedulers):
     return lines
 
 
-def task_rows(group, configs, own):
+def cost_table(configs, run_means):
+    """Jain index over IOPS shares next to Jain over device-cost shares."""
+    by = run_means.set_index("config")
+    rows = [[config, number(by.at[config, "jain_index"], by.at[config, "jain_index_ci95"], 4),
+             number(by.at[config, "jain_index_cost"], by.at[config, "jain_index_cost_ci95"], 4)]
+            for config in configs]
+    return ("The device charges requests by size in these runs (summary.json "
+            "cost_model_active): the same IOPS can be very different device time.  "
+            "cost share is each task's part of the device time its commands cost (tasks.csv "
+            "device_cost_s, cost_share); Jain (cost) judges cost shares against the expected "
+            "ones as Jain (IOPS) judges IOPS shares (`run-means.csv` jain_index_cost):\n\n"
+            + md_table(["scheduler", "Jain (IOPS)", "Jain (cost)"], rows))
+
+
+def task_rows(group, configs, own, cost=False):
     rows = []
     for config in configs:
         for _, row in group[group["config"] == config].iterrows():
             if row["task"] == metrics.OTHER and not row["iops"] > 0:
                 continue
             cells = [config, row["task"], number(row["iops"], row["iops_ci95"]),
-                     number(row["share"], row["share_ci95"], 3),
-                     number(row["expected"], np.nan, 3), deviation_text(row)]
+                     number(row["share"], row["share_ci95"], 3)]
+            if cost:
+                cells.append(number(row["cost_share"], row["cost_share_ci95"], 3))
+            cells += [number(row["expected"], np.nan, 3), deviation_text(row)]
             if own:
                 cells += [number(row["expected_policy"], np.nan, 3),
                           deviation_text(row, "deviation_policy")]
@@ -415,20 +459,24 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
     per_run = runs[runs["workload"] == workload].drop_duplicates("run_id")
     policies = config_policies(per_run[per_run["valid"]], configs)
     own = any(own_policy(source) for source, _ in policies.values())
+    cost = bool(per_run.loc[per_run["valid"], "cost_model_active"].any())
     text = ["## %s\n" % workload, "Workload: %s\n" % (description or "(no description)")]
     text += ["Note: %s\n" % n for n in policy_notes(policies, configs, schedulers.values())]
     if own:
         text.append(policy_table(policies, configs,
                                  run_means[run_means["workload"] == workload]))
+    if cost:
+        text.append(cost_table(configs, run_means[run_means["workload"] == workload]))
     text += fiops_checks(per_run, configs, schedulers)
     other = per_run[per_run["other_comms"] != ""]
     if not other.empty:
         text.append("The other row counts bios queued by processes that are no fio job "
                     "(commands: %s; `runs.csv` column other_comms).\n"
                     % distinct(other, "other_comms"))
-    header = ["scheduler", "task", "IOPS", "share", "expected", "deviation"]
+    header = ["scheduler", "task", "IOPS", "share"] + (["cost share"] if cost else [])
+    header += ["expected", "deviation"]
     header += ["expected (own)", "deviation (own)"] if own else []
-    text.append(md_table(header + ["p99 (ms)", "runs"], task_rows(group, configs, own)))
+    text.append(md_table(header + ["p99 (ms)", "runs"], task_rows(group, configs, own, cost)))
     text.append("Source: `task-means.csv` rows with workload=%s; they average the `runs.csv` "
                 "rows with these run_id values:\n" % workload)
     for config in configs:

@@ -33,6 +33,7 @@ class AttributeTest(unittest.TestCase):
         self.assertEqual(ms(bios["latency"]), [9.0, 8.0])
         self.assertEqual((stats["back_merges"], stats["completions"]), (1, 1))
         self.assertEqual(bios["commands"].tolist(), [1, 0])     # one command, 101's
+        self.assertEqual(bios["command_sectors"].tolist(), [(16,), ()])   # of both bios' size
 
     def test_front_merge(self):
         t = blk.Text()
@@ -71,6 +72,7 @@ class AttributeTest(unittest.TestCase):
         self.assertEqual(ms(bios["c_time"]), [6.0])
         self.assertEqual((stats["splits"], stats["completions"]), (1, 2))
         self.assertEqual(bios["commands"].tolist(), [2])        # split: two commands
+        self.assertEqual(bios["command_sectors"].tolist(), [(128, 128)])
 
     def test_split_then_merge_of_the_parts_elsewhere(self):
         t = blk.Text()
@@ -118,6 +120,10 @@ class AttributeTest(unittest.TestCase):
         t.ev(0.002, 7, "D", 100, 16).ev(0.003, 0, "C", 100, 8).ev(0.005, 0, "C", 108, 8)
         bios, _, _ = run(t)
         self.assertEqual(ms(bios["c_time"]), [3.0, 5.0])
+        # Two C events count as two commands, each sized as its C, each on the
+        # first bio of what was left of the unit: 101's, then 102's.
+        self.assertEqual(bios["command_sectors"].tolist(), [(8,), (8,)])
+        self.assertEqual(bios["commands"].tolist(), [1, 1])
 
     def test_same_sector_twice_in_flight(self):
         t = blk.Text()
