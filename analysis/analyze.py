@@ -173,8 +173,9 @@ def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None):
     """(run fields, task table, time series) of attributed bios.
 
     Adds the owning task to bios as column "task".  Each job is measured over
-    its own fio window; device totals and the series over the time all jobs
-    were measured (fields common_start, common_end).  cost_model is the
+    its own fio window (field window_overlap: how much those windows
+    share); device totals and the series over the time all jobs were
+    measured (fields common_start, common_end).  cost_model is the
     run's device_cost_model: when its device charges by size, the table
     has each task's device_cost_s and cost_share, and the fields
     jain_index_cost and cost_model_active true.
@@ -185,6 +186,7 @@ def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None):
     request_iops = None if events is None else metrics.device_iops(events, common)
     fields = metrics.run_metrics(table, throttle_iops, request_iops)
     fields["cost_model_active"] = devcost.charges_by_size(cost_model)
+    fields["window_overlap"] = metrics.window_overlap(table)
     fields.update(metrics.cross_check(table))
     fields["common_start"], fields["common_end"] = common
     return fields, table, metrics.timeseries(bios, common, list(table["task"]))
@@ -270,6 +272,9 @@ def main(argv=None):
     print(shown.to_string(index=False))
     print("jain %s, work conservation %s, fio/blktrace agree %s"
           % (fields["jain_index"], fields["work_conservation"], fields["fio_blktrace_agree"]))
+    overlap = fields["window_overlap"]
+    if overlap is not None and overlap < metrics.COMPARABLE_OVERLAP:
+        print(metrics.overlap_text(overlap))
     if fields["cost_model_active"]:
         print("device charges by size: cost shares %s, jain (cost) %s" % (
             " ".join("%s=%.3f" % (r.task, r.cost_share) for r in table.itertuples()

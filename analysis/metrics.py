@@ -32,6 +32,8 @@ OTHER = "other"
 # "# expect: ..." or "# expect[s1,s2]: ..."; group 1 is the bracket's inside.
 EXPECT = re.compile(r"^[ \t]*#[ \t]*(expect(?:\[([^\]\n]*)\])?:(.*))$", re.M)
 NO_POLICY = "none"
+# Below this window_overlap the jobs' shares are not comparable.
+COMPARABLE_OVERLAP = 0.9
 SECTOR = 512
 
 
@@ -151,6 +153,37 @@ def common_span(table, span):
     start = jobs["window_start"].max()
     end = (jobs["window_start"] + jobs["window_s"]).min()
     return (float(start), float(end)) if end > start else span
+
+
+def window_overlap(table):
+    """How much the jobs were measured over the same time: the length of
+    the intersection of all jobs' windows over the shortest job window.
+    1.0 when every job's window holds the shortest one, 0.0 when some two
+    do not meet; None without a job, or with a job window of no length.
+    Shares of IOPS compare jobs' rates over their own windows, so with
+    little overlap they compare different times of the run."""
+    jobs = table[table["task"] != OTHER]
+    if jobs.empty or not (jobs["window_s"] > 0).all():
+        return None
+    start = jobs["window_start"].max()
+    end = (jobs["window_start"] + jobs["window_s"]).min()
+    return round(float(max(0.0, end - start) / jobs["window_s"].min()), 6)
+
+
+def overlap_number(overlap):
+    """A low overlap with two decimals, or as many more as it takes to show
+    it below COMPARABLE_OVERLAP (0.897 is not shown as 0.90)."""
+    for digits in range(2, 7):
+        text = "%.*f" % (digits, overlap)
+        if float(text) < COMPARABLE_OVERLAP:
+            return text
+    return repr(overlap)
+
+
+def overlap_text(overlap):
+    """What a window_overlap below COMPARABLE_OVERLAP means, in the report's words."""
+    return ("shares measured over windows that overlap by %s: not comparable"
+            % overlap_number(overlap))
 
 
 def in_window(bios, span):

@@ -45,7 +45,7 @@ TASK_METRICS = ["iops", "share", "expected", "deviation", "expected_policy", "de
 RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation"]
 # summary.json fields a run's analysis must have for the report to use its
 # files; a run analysed before one of them existed is analysed again.
-ANALYSIS_FIELDS = ("policy_source", "cost_model_active")
+ANALYSIS_FIELDS = ("policy_source", "cost_model_active", "window_overlap")
 
 UNSCHEDULED = ("none does not schedule: requests reach the device in the order they are "
                "submitted, so what each task gets follows from how it submits, not from a policy.")
@@ -126,6 +126,7 @@ def run_columns(run_id, meta, summary):
         "policy_none": (summary.get("policy_source") is not None
                         and summary.get("expect_policy") is None),
         "work_conservation": summary.get("work_conservation"),
+        "window_overlap": summary.get("window_overlap"),
         "trace_total_iops": summary.get("trace_total_iops"),
         "fio_blktrace_agree": summary.get("fio_blktrace_agree"),
         "trace_complete": summary.get("trace_complete"),
@@ -226,6 +227,19 @@ def means(runs):
 # -- text ---------------------------------------------------------------------
 
 
+def not_comparable(per_run):
+    """The runs whose jobs' windows overlap too little for their shares to
+    compare (summary.json window_overlap below metrics.COMPARABLE_OVERLAP)."""
+    return per_run[per_run["window_overlap"] < metrics.COMPARABLE_OVERLAP]
+
+
+def run_list(ids, per_run):
+    """The run ids, each marked with its window overlap where that is too low."""
+    low = not_comparable(per_run).set_index("run_id")["window_overlap"]
+    return ", ".join("`%s`" % i + (" (windows overlap %s)" % metrics.overlap_number(low[i])
+                                   if i in low else "") for i in ids)
+
+
 def number(value, ci=np.nan, digits=1):
     if pd.isna(value):
         return "-"
@@ -308,6 +322,11 @@ measured.
   its size and counted on the task that queued its first bio, as the
   requests column counts; Jain (cost) is the Jain index over cost share /
   expected.  On such a device equal IOPS is not equal device time.
+* window overlap: the time all jobs' windows have in common over the
+  shortest window (summary.json window_overlap).  A scheduler that holds
+  a job back past the others' ramp (mq-deadline's aging of an idle-class
+  job) moves that job's window later; below %.1f the run is marked, its
+  shares measured over different times and not comparable.
 * work conservation: the device's completed commands per second (C events with data, all tasks and the `other` row; merged bios count once, as the throttle counts them) over the throttle.
 * Means over the valid repetitions, with 95%% confidence intervals from the
   t distribution (mean ± half-width; none when there is one run).
@@ -462,6 +481,10 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
     cost = bool(per_run.loc[per_run["valid"], "cost_model_active"].any())
     text = ["## %s\n" % workload, "Workload: %s\n" % (description or "(no description)")]
     text += ["Note: %s\n" % n for n in policy_notes(policies, configs, schedulers.values())]
+    text += ["Note: run `%s` (%s): %s (summary.json window_overlap: the jobs' own fio windows, "
+             "over which each share is counted, have that much time in common).\n"
+             % (r.run_id, r.config, metrics.overlap_text(r.window_overlap))
+             for r in not_comparable(per_run[per_run["valid"]]).itertuples()]
     if own:
         text.append(policy_table(policies, configs,
                                  run_means[run_means["workload"] == workload]))
@@ -481,7 +504,7 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
                 "rows with these run_id values:\n" % workload)
     for config in configs:
         ids = group.loc[group["config"] == config, "run_ids"].iloc[0]
-        text.append("* %s: %s" % (config, ", ".join("`%s`" % i for i in ids.split())))
+        text.append("* %s: %s" % (config, run_list(ids.split(), per_run)))
     text.append("")
     text += workload_plots(workload, group, configs, data, plot_dir)
     return "\n".join(text) + "\n"
@@ -559,6 +582,8 @@ def left_out(runs, unfinished):
     )
     for picked, reason in reasons:
         lines += ["* `%s`: %s" % (run_id, reason) for run_id in per_run.loc[picked, "run_id"]]
+    lines += ["* `%s`: %s (summary.json window_overlap)" % (r.run_id, metrics.overlap_text(
+        r.window_overlap)) for r in not_comparable(per_run).itertuples()]
     return "## Runs to look at\n\n" + ("\n".join(lines) if lines else "None.") + "\n"
 
 
@@ -576,7 +601,7 @@ def write_report(folder, out):
              "Built %s from %d runs in `%s` by `python3 -m analysis.report`.\n" % (
                  datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), len(per_run), folder),
              summary_section(run_level, config_order(run_level)),
-             setup_section(runs), METHOD % check_text(per_run)]
+             setup_section(runs), METHOD % (metrics.COMPARABLE_OVERLAP, check_text(per_run))]
     for workload in tasks["workload"].unique():
         parts.append(workload_section(workload, described.get(workload), tasks, run_level,
                                       runs, (series, vios), plot_dir))

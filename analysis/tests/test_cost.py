@@ -15,9 +15,10 @@ import unittest
 
 import pandas as pd
 
-from analysis import analyze, attribute, devcost, metrics, report
+from analysis import analyze, attribute, devcost, metrics
 from analysis.tests import TOP, blk
 from analysis.tests.test_metrics import fio_job, fio_json
+from analysis.tests.test_report import ReportFixture
 
 SIZE_MIX = os.path.join(TOP, "workloads", "size-mix.fio")
 BY_SIZE = {"iops": 1000, "bps": None, "iops_size": 4096}
@@ -200,31 +201,21 @@ class RunFolderTest(unittest.TestCase):
 
 
 @unittest.skipUnless(shutil.which("blkparse"), "blkparse is not installed")
-class ReportTest(unittest.TestCase):
+class ReportTest(ReportFixture, unittest.TestCase):
     """A size-mix compare: FIOPS with and without its size cost on a size-charging
     device, and FIOPS on a device that charges per request."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        compare = os.path.join(cls.tmp.name, "compare")
+    @staticmethod
+    def make_runs(compare):
         for run_id, rates, model, variant in (
                 ("size-1", EQUAL_TIME, BY_SIZE, "fiops_size_scale=1000"),
                 ("size-2", EQUAL_TIME, BY_SIZE, "fiops_size_scale=1000"),
                 ("flat-1", EQUAL_IOPS, BY_SIZE, "fiops"),
                 ("iops-1", EQUAL_IOPS, PER_REQUEST, "fiops")):
             size_mix_run(os.path.join(compare, run_id), rates, model, variant=variant)
-        cls.out = os.path.join(cls.tmp.name, "report")
-        with open(report.write_report(compare, cls.out)) as f:
-            cls.md = f.read()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_runs_csv(self):
-        runs = pd.read_csv(os.path.join(self.out, "runs.csv")).drop_duplicates("run_id")
-        runs = runs.set_index("run_id")
+        runs = self.per_run()
         self.assertEqual(runs["cost_model_active"].to_dict(),
                          {"flat-1": True, "iops-1": False, "size-1": True, "size-2": True})
         self.assertEqual(runs.loc["size-1", "jain_index_cost"], 1.0)

@@ -71,7 +71,12 @@ def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharg
     fields, table, series = analyze.measure(bios, tasks, (0.0, 1.0), 100)
     fields = analyze.Fields(fields, **analyze.policy_fields(table, own, source))
     analyze.add_fiops(fields, table, tasks, events, trace.parse_messages(t.text()))
-    meta = {"params": {"WORKLOAD": "ioprio", "SCHED": scheduler, "DEPTH": 4, "IOPS": 100,
+    save_run(run_dir, scheduler, valid, fields, table, series)
+
+
+def save_run(run_dir, scheduler, valid, fields, table, series, workload="ioprio"):
+    """meta.json and summary.json as bench writes them, then the analysis's files."""
+    meta = {"params": {"WORKLOAD": workload, "SCHED": scheduler, "DEPTH": 4, "IOPS": 100,
                        "RUNTIME": 1, "RAMP": 0, "VCPUS": 2, "TUNE": []},
             "kernel": {"release": "6.1.0-test", "series_sha256": "ab" * 32, "series": "p.patch"},
             "qemu_version": "QEMU emulator version 7.2", "accel": "tcg", "valid": valid,
@@ -80,15 +85,37 @@ def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharg
     with open(os.path.join(run_dir, "meta.json"), "w") as f:
         json.dump(meta, f)
     with open(os.path.join(run_dir, "summary.json"), "w") as f:
-        json.dump({"workload": "ioprio", "scheduler": scheduler}, f)
+        json.dump({"workload": workload, "scheduler": scheduler}, f)
     analyze.write(run_dir, "main", fields, table, series)
 
 
-class ReportTest(unittest.TestCase):
+class ReportFixture:
+    """A report over a compare folder that the class's make_runs(compare)
+    fills, built once for the class's tests (mixed into a TestCase)."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         compare = os.path.join(cls.tmp.name, "compare-test")
+        cls.make_runs(compare)
+        cls.out = os.path.join(cls.tmp.name, "report")
+        cls.md_path = report.write_report(compare, cls.out)
+        with open(cls.md_path) as f:
+            cls.md = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def per_run(self):
+        """runs.csv, one row per run, indexed by run_id."""
+        runs = pd.read_csv(os.path.join(self.out, "runs.csv"))
+        return runs.drop_duplicates("run_id").set_index("run_id")
+
+
+class ReportTest(ReportFixture, unittest.TestCase):
+    @staticmethod
+    def make_runs(compare):
         for run_id, scheduler, ios in (("none-1", "none", (60, 40)),
                                        ("none-2", "none", (50, 50)),
                                        ("fiops-1", "fiops", (50, 50))):
@@ -99,14 +126,6 @@ class ReportTest(unittest.TestCase):
         for name, meta in (("boot", {"runs": ["kyber"]}), ("boot/kyber", {"status": "failed"})):
             with open(os.path.join(compare, name, "meta.json"), "w") as f:
                 json.dump(meta, f)
-        cls.out = os.path.join(cls.tmp.name, "report")
-        cls.md_path = report.write_report(compare, cls.out)
-        with open(cls.md_path) as f:
-            cls.md = f.read()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_runs_csv(self):
         runs = pd.read_csv(os.path.join(self.out, "runs.csv"))
@@ -116,8 +135,7 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(row["jain_index"], 4 / 4.16, places=6)
 
     def test_fiops_columns(self):
-        runs = pd.read_csv(os.path.join(self.out, "runs.csv")).drop_duplicates("run_id")
-        runs = runs.set_index("run_id")
+        runs = self.per_run()
         self.assertEqual(runs.loc["fiops-1", "fiops_messages"], 100)
         self.assertTrue(runs.loc["fiops-1", "charges_consistent"])
         self.assertEqual(runs.loc["fiops-2", "charge_violations"], 4)
