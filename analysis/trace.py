@@ -23,8 +23,11 @@ import glob
 import os
 import re
 import subprocess
+import tempfile
 
 import pandas as pd
+
+from analysis import notes
 
 FORMAT = "@ %c %s %T.%9t %p %a %d %S %n %e %C\\n"
 COLUMNS = ["cpu", "seq", "time", "pid", "action", "rwbs", "sector", "sectors", "error", "comm"]
@@ -103,8 +106,12 @@ def devices(trace_dir):
 
 
 def run_blkparse(trace_dir, device):
-    out = subprocess.run(["blkparse", "-D", trace_dir, "-i", device, "-f", FORMAT],
-                         capture_output=True, text=True, errors="replace", check=True)
+    """blkparse output of a device's trace, its messages made readable
+    first (see analysis/notes.py); the run folder is not touched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        notes.untag(trace_dir, device, tmp)
+        out = subprocess.run(["blkparse", "-D", tmp, "-i", device, "-f", FORMAT],
+                             capture_output=True, text=True, errors="replace", check=True)
     return out.stdout
 
 
