@@ -3,14 +3,15 @@
 The FIOPS kernel logs one blktrace message (blk_add_trace_msg) per request
 it dispatches from its service tree:
 
-    fiops dispatch pid=215 class=be level=4 cost=1024 vios=52224
-        min_vios=51200 queued=7 sector=123456 nr_sectors=8
+    fiops dispatch pid=215 be/4 cost=1024 vios=52224 min=51200 q=7 123456+8
 
 pid is the FIOPS task (the process that created the task's io_cq, i.e.
-the one that issued the I/O), cost the vios charged for this request, vios
-the task's vios after the charge, min_vios the minimum of that class's
-service tree after the charge, queued the task's requests still queued, and
-sector/nr_sectors the dispatched request.  Passthrough, at-head and
+the one that issued the I/O), be/4 its class and the request's level, cost
+the vios charged for this request, vios the task's vios after the charge,
+min the minimum of that class's service tree after the charge (min_vios
+here), q the task's requests still queued (queued), and 123456+8 the
+dispatched request's sector and size in sectors (sector, nr_sectors).  The
+kernel keeps the message short: blktrace cuts messages at 128 bytes.  Passthrough, at-head and
 uncharged requests log nothing, or a message with cost=0; both are counted.
 
 Two checks follow from the messages alone:
@@ -27,13 +28,12 @@ Two checks follow from the messages alone:
 import numpy as np
 import pandas as pd
 
-# (field, pattern) in the order the kernel prints them.
-FIELDS = [("pid", r"\d+"), ("class", r"rt|be|idle"), ("level", r"[0-7]"), ("cost", r"\d+"),
-          ("vios", r"\d+"), ("min_vios", r"\d+"), ("queued", r"\d+"), ("sector", r"\d+"),
-          ("nr_sectors", r"\d+")]
-DISPATCH = r"^fiops\s+dispatch\s+" + r"\s+".join(
-    r"%s=(?P<%s>%s)" % (name, name, pattern) for name, pattern in FIELDS) + r"\s*$"
-COLUMNS = ["time"] + [name for name, _ in FIELDS]
+# Fields in the order the kernel prints them, and the message's layout.
+FIELDS = ["pid", "class", "level", "cost", "vios", "min_vios", "queued", "sector", "nr_sectors"]
+DISPATCH = (r"^fiops\s+dispatch\s+pid=(?P<pid>\d+)\s+(?P<class>rt|be|idle)/(?P<level>[0-7])"
+            r"\s+cost=(?P<cost>\d+)\s+vios=(?P<vios>\d+)\s+min=(?P<min_vios>\d+)"
+            r"\s+q=(?P<queued>\d+)\s+(?P<sector>\d+)\+(?P<nr_sectors>\d+)\s*$")
+COLUMNS = ["time"] + FIELDS
 U64 = ("cost", "vios", "min_vios", "sector")
 EXAMPLES = 5      # violations kept in summary.json to look at
 
@@ -46,7 +46,7 @@ def parse(messages):
     ok = fields.notna().all(axis=1)
     malformed = int((text.str.match(r"fiops\s+dispatch\b") & ~ok).sum())
     rows = fields[ok].assign(time=messages.loc[ok, "time"].astype(float))[COLUMNS]
-    for name, _ in FIELDS:
+    for name in FIELDS:
         if name != "class":
             rows[name] = rows[name].astype(np.uint64 if name in U64 else np.int64)
     return rows.sort_values("time", kind="stable").reset_index(drop=True), malformed

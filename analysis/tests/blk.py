@@ -46,8 +46,8 @@ class Text:
 
 
 def dispatch_text(pid, cls, level, cost, vios, min_vios, queued, sector, sectors):
-    return ("fiops dispatch pid=%d class=%s level=%d cost=%d vios=%d min_vios=%d queued=%d "
-            "sector=%d nr_sectors=%d" % (pid, cls, level, cost, vios, min_vios, queued,
+    return ("fiops dispatch pid=%d %s/%d cost=%d vios=%d min=%d q=%d "
+            "%d+%d" % (pid, cls, level, cost, vios, min_vios, queued,
                                          sector, sectors))
 
 
