@@ -128,6 +128,7 @@ def compute(run_dir, phase="main"):
     text = workload_text(run_dir, meta)
     weights = metrics.parse_expect(text)
     own, source = metrics.policy(text, scheduler_of(run_dir, meta))
+    measures = metrics.expect_measure(text), metrics.measure_of(source)
     tasks = job_tasks(fio, pids, weights, {} if own is None else own)
 
     events, info, messages = trace.load(step)
@@ -136,26 +137,40 @@ def compute(run_dir, phase="main"):
     span = metrics.window(bios, tasks["pid"].dropna(), ramp, runtime)
     throttle = meta.get("throttle_iops", params.get("IOPS"))
     fields, table, series = measure(bios, tasks, span, throttle, events,
-                                    cost_model(run_dir, meta))
+                                    cost_model(run_dir, meta),
+                                    by_requests(weights, own, *measures))
     fields = Fields(fields, **policy_fields(table, own, source))
     span = (fields.pop("common_start"), fields.pop("common_end"))
     fields["trace"] = dict(info, **stats, window_start=round(span[0], 6),
                            window_s=round(span[1] - span[0], 6), ramp_s=ramp,
                            other_comms=other_comms(bios, span))
     fields["expect"] = weights
+    fields["expect_measure"] = measures[0]
     fields["expect_missing"] = sorted(set(tasks["name"]) - set(weights)) if weights else []
-    fields["expect_unknown"] = sorted((set(weights) | set(own or {})) - set(tasks["name"]))
+    fields["expect_unknown"] = sorted(
+        metrics.unknown_names(weights, measures[0], tasks["name"])
+        | metrics.unknown_names(own, measures[1], tasks["name"]))
     fields["trace_complete"] = not (info["dropped"] or info["skips"] or info["bad_lines"]
                                     or stats["unmatched_completions"])
     add_fiops(fields, table, tasks, events, messages)
     return fields, table, series
 
 
+def by_requests(weights, own, common_measure, own_measure):
+    """metrics.task_table's by_requests: the weights of the common line and
+    of the scheduler's own that share device requests, by column suffix."""
+    lines = (("", weights, common_measure), ("_policy", own, own_measure))
+    return {suffix: w for suffix, w, measure in lines if w and measure == metrics.REQUESTS}
+
+
 def policy_fields(table, own, source):
-    """The run's fields about its scheduler's own policy (see metrics)."""
-    jobs = table[(table["task"] != metrics.OTHER) & table["expected_policy"].notna()]
+    """The run's fields about its scheduler's own policy (see metrics):
+    policy_measure is its line's measure, null without a policy (no line,
+    or a line that says none)."""
+    rows = table[table["expected_policy"].notna()]
     return {"policy_source": source, "expect_policy": own,
-            "expected_policy": dict(zip(jobs["task"], jobs["expected_policy"]))}
+            "policy_measure": None if own is None else metrics.measure_of(source),
+            "expected_policy": dict(zip(rows["task"], rows["expected_policy"]))}
 
 
 def add_fiops(fields, table, tasks, events, messages):
@@ -169,7 +184,7 @@ def add_fiops(fields, table, tasks, events, messages):
         fields.vios = schedmsg.vios_table(dispatches, tasks, events)
 
 
-def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None):
+def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None, requests=None):
     """(run fields, task table, time series) of attributed bios.
 
     Adds the owning task to bios as column "task".  Each job is measured over
@@ -178,10 +193,11 @@ def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None):
     measured (fields common_start, common_end).  cost_model is the
     run's device_cost_model: when its device charges by size, the table
     has each task's device_cost_s and cost_share, and the fields
-    jain_index_cost and cost_model_active true.
+    jain_index_cost and cost_model_active true.  requests is task_table's
+    by_requests (by_requests()): the lines judged on device requests.
     """
     bios["task"] = metrics.owners(bios, tasks)
-    table = metrics.task_table(bios, tasks, span, cost_model)
+    table = metrics.task_table(bios, tasks, span, cost_model, requests)
     common = metrics.common_span(table, span)
     request_iops = None if events is None else metrics.device_iops(events, common)
     fields = metrics.run_metrics(table, throttle_iops, request_iops)
@@ -206,8 +222,9 @@ def analyze_run(run_dir, phase="main"):
 
 TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "requests", "queued",
                 "incomplete", "iops", "bytes_per_s", "share", "device_share", "weight",
-                "expected", "deviation", "deviation_kind", "expected_policy",
-                "deviation_policy", "deviation_policy_kind", "device_cost_s", "cost_share",
+                "judged_share", "expected", "deviation", "deviation_kind",
+                "judged_share_policy", "expected_policy", "deviation_policy",
+                "deviation_policy_kind", "device_cost_s", "cost_share",
                 "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct", "fiops_dispatches",
                 "fiops_cost"]
 
@@ -280,7 +297,8 @@ def main(argv=None):
             " ".join("%s=%.3f" % (r.task, r.cost_share) for r in table.itertuples()
                      if r.task != metrics.OTHER), fields["jain_index_cost"]))
     if fields["policy_source"] and fields["policy_source"].startswith("expect["):
-        print("own policy (%s): jain %s" % (fields["policy_source"], fields["jain_index_policy"]))
+        print("own policy (%s): jain %s over %s shares" % (
+            fields["policy_source"], fields["jain_index_policy"], fields["policy_measure"]))
     fiops = fields["fiops_trace"]
     if fiops:
         print("fiops: %d dispatch messages, charges consistent %s (%d violations, %d without "

@@ -13,6 +13,15 @@ the I/O priority classes apart but not the levels within one), written
 (the same names with "_policy"), which is the common one where the
 jobfile says nothing else.
 
+A line may name what it shares after the brackets: "# expect[fiops]
+requests: r1=5 r2=5 other=2" (or "# expect requests: ...").  The default,
+"iops", is shares of the fio jobs' IOPS among all the jobs.  "requests" is
+shares of device requests (the task table's requests column) among
+exactly the rows the line names, fio jobs by name and "other" for the
+I/O no job queued (a kernel flusher's writeback): a scheduler that
+promises shares of its own requests, writeback included, is judged there.
+judged_share (judged_share_policy) is the share each line judges.
+
 Everything is measured over one window, the part of the run fio measures:
 it opens ramp seconds after the first bio any fio job queued (fio's
 ramp_time starts with its jobs) and lasts fio's runtime.  A bio belongs to
@@ -29,9 +38,13 @@ import pandas as pd
 from analysis import devcost
 
 OTHER = "other"
-# "# expect: ..." or "# expect[s1,s2]: ..."; group 1 is the bracket's inside.
-EXPECT = re.compile(r"^[ \t]*#[ \t]*(expect(?:\[([^\]\n]*)\])?:(.*))$", re.M)
+# "# expect: ...", "# expect[s1,s2]: ..." or either with a measure before
+# the colon, "# expect[s1] requests: ..."; groups: the bracket's inside,
+# what comes before the colon (the measure), the weights.
+EXPECT = re.compile(r"^[ \t]*#[ \t]*(expect(?:\[([^\]\n]*)\])?((?:[ \t][^:\n]*)?):(.*))$", re.M)
 NO_POLICY = "none"
+IOPS, REQUESTS = "iops", "requests"
+MEASURES = (IOPS, REQUESTS)
 # Below this window_overlap the jobs' shares are not comparable.
 COMPARABLE_OVERLAP = 0.9
 SECTOR = 512
@@ -55,32 +68,59 @@ def parse_weights(body):
 
 
 def expect_lines(text):
-    """[(schedulers, body, line)] of a jobfile's expect lines; schedulers is
-    None for the common line, else the names in the brackets."""
+    """[(schedulers, measure, body, line)] of a jobfile's expect lines;
+    schedulers is None for the common line, else the names in the brackets;
+    measure is one of MEASURES, IOPS where the line names none.  A comment
+    that reads "# expect" and words before a colon, without brackets, is
+    prose, not an expect line."""
     lines = []
     for m in EXPECT.finditer(text):
-        line, names, body = m.group(1).strip(), m.group(2), m.group(3)
+        line, names, measure, body = m.group(1).strip(), m.group(2), m.group(3), m.group(4)
+        words = measure.split()
+        if names is None and len(words) > 1:
+            continue
         if names is not None:
             names = [n.strip() for n in names.split(",")]
             if not all(names):
                 raise ValueError("%s: an empty scheduler name in the brackets" % line)
-        lines.append((names, body, line))
+        if words and (len(words) > 1 or words[0] not in MEASURES):
+            raise ValueError("%s: %r is no measure (%s)" % (line, measure.strip(),
+                                                             " or ".join(MEASURES)))
+        lines.append((names, words[0] if words else IOPS, body, line))
     return lines
+
+
+def common_lines(text):
+    """The common expect line's (measure, body, line), None without one."""
+    common = [(measure, body, line) for names, measure, body, line in expect_lines(text)
+              if names is None]
+    if len(common) > 1:
+        raise ValueError("expect: the jobfile has %d common expect lines" % len(common))
+    return common[0] if common else None
 
 
 def parse_expect(text):
     """{job name: weight} from a jobfile's "# expect:" line; {} without one."""
-    common = [body for names, body, _ in expect_lines(text) if names is None]
-    if len(common) > 1:
-        raise ValueError("expect: the jobfile has %d common expect lines" % len(common))
-    return parse_weights(common[0]) if common else {}
+    common = common_lines(text)
+    return parse_weights(common[1]) if common else {}
+
+
+def expect_measure(text):
+    """The measure of the common expect line (IOPS or REQUESTS), None without one."""
+    common = common_lines(text)
+    return common[0] if common else None
+
+
+def measure_of(line):
+    """The measure of an expect line as policy() gives it, None for no line."""
+    return None if line is None else expect_lines("# " + line)[0][1]
 
 
 def parse_policies(text):
     """{scheduler: (weights, line)} of the "# expect[...]:" lines; weights
     is None where the line says the scheduler documents no policy."""
     policies = {}
-    for names, body, line in expect_lines(text):
+    for names, _, body, line in expect_lines(text):
         if names is None:
             continue
         weights = None if body.strip() == NO_POLICY else parse_weights(body)
@@ -98,8 +138,8 @@ def policy(text, scheduler):
     policies = parse_policies(text)
     if scheduler in policies:
         return policies[scheduler]
-    common = [line for names, _, line in expect_lines(text) if names is None]
-    return parse_expect(text), (common[0] if common else None)
+    common = common_lines(text)
+    return parse_expect(text), (common[2] if common else None)
 
 
 def expected_shares(names, weights):
@@ -199,7 +239,7 @@ def deviation(share, expected):
     return (share - expected) / expected, "relative"
 
 
-def task_table(bios, tasks, span, cost_model=None):
+def task_table(bios, tasks, span, cost_model=None, by_requests=None):
     """One row per task (tasks' order) and a last OTHER row.
 
     bios need a "task" column (owners()); tasks has task, name, pid, fio_ios,
@@ -214,7 +254,14 @@ def task_table(bios, tasks, span, cost_model=None):
     devcost.request_cost of its size, and cost_share the task's device
     seconds per second of its window among the fio jobs' (the sums' ratio
     when the windows are equally long), as share is of IOPS; NaN otherwise.
+
+    judged_share (judged_share_policy) is the share the common line (the
+    scheduler's own) judges against expected (expected_policy), NaN for a
+    row it does not judge: share, or for a line in by_requests ({"" or
+    "_policy": its weights}, the REQUESTS lines) request_shares(), which
+    sets that line's expected column too.
     """
+    by_requests = by_requests or {}
     priced = devcost.charges_by_size(cost_model)
     rows = tasks.to_dict("records") + [{"task": OTHER, "name": OTHER, "pid": None}]
     for row in rows:
@@ -239,16 +286,45 @@ def task_table(bios, tasks, span, cost_model=None):
     table["share"] = np.where(jobs, table["iops"] / table.loc[jobs, "iops"].sum(), np.nan)
     cost_rate = table["device_cost_s"] / table["window_s"].where(table["window_s"] > 0)
     table["cost_share"] = np.where(jobs, cost_rate / cost_rate[jobs].sum(), np.nan)
+    if "" in by_requests:
+        table["weight"] = table["name"].map(by_requests[""])
     for suffix in ("", "_policy"):
-        if "expected" + suffix not in table:
+        expected, judged = "expected" + suffix, "judged_share" + suffix
+        if expected not in table:
             continue
-        dev = [deviation(share, expected) if task != OTHER else (np.nan, "")
-               for task, share, expected in zip(table["task"], table["share"],
-                                                table["expected" + suffix])]
+        if suffix in by_requests:
+            table[expected], table[judged] = request_shares(table, by_requests[suffix])
+        else:
+            table[judged] = table["share"].where(table[expected].notna())
+        dev = [deviation(share, due) for share, due in zip(table[judged], table[expected])]
         table["deviation" + suffix] = [d[0] for d in dev]
         table["deviation%s_kind" % suffix] = [d[1] for d in dev]
     table["pid"] = table["pid"].astype("Int64")
     return table
+
+
+def request_shares(table, weights):
+    """(expected, share) of each row of a task table for a REQUESTS line:
+    the rows the line names (a fio job by its name, as an IOPS line names
+    it; OTHER as "other") share their device requests, the rest have NaN.
+
+    Shares of a rate, not of counts: each row's requests per second of its
+    own window (a job's fio window, OTHER's the run's), the per-window rate
+    the table already uses for iops and cost_share; requests itself has no
+    rate column, and counts over the common window would need the bios
+    again.  Windows of equal length give the ratio of the counts, and a
+    job fio measured over a shorter time is not short-changed for it."""
+    named = table["name"].isin(list(weights))
+    expected = pd.Series(expected_shares(table["name"], weights), index=table.index)
+    rate = table["requests"] / table["window_s"].where(table["window_s"] > 0)
+    return expected, rate.where(named) / rate[named].sum()
+
+
+def unknown_names(weights, measure, names):
+    """The names a line gives a weight that name no row it can judge: no
+    fio job's name (names), nor OTHER on a REQUESTS line."""
+    rows = set(names) | ({OTHER} if measure == REQUESTS else set())
+    return set(weights or {}) - rows
 
 
 def percentiles_ms(latency):
@@ -287,15 +363,17 @@ def device_iops(events, span):
     return len(c) / seconds if seconds > 0 else 0.0
 
 
-def fairness(jobs, suffix=""):
-    """(Jain index, worst deviation) of the jobs against expected<suffix>;
-    only the jobs expected a share take part."""
-    weighted = jobs[jobs["expected" + suffix] > 0]
+def fairness(rows, suffix=""):
+    """(Jain index, worst deviation) of the rows against expected<suffix>,
+    over judged_share<suffix> (share in a table without it); only the rows
+    expected a share take part (OTHER only where a REQUESTS line names it)."""
+    weighted = rows[rows["expected" + suffix] > 0]
     if weighted.empty:
         return None, None
     row = weighted.loc[weighted["deviation" + suffix].abs().idxmax()]
     worst = {"task": row["task"], "value": round(float(row["deviation" + suffix]), 4)}
-    return jain_of(weighted, "share", "expected" + suffix), worst
+    judged = "judged_share" + suffix
+    return jain_of(weighted, judged if judged in rows else "share", "expected" + suffix), worst
 
 
 def jain_of(jobs, share, expected):
@@ -322,9 +400,9 @@ def run_metrics(table, throttle_iops, request_iops=None):
         "device_request_iops": round(busy, 1),
         "work_conservation": round(busy / throttle_iops, 6) if throttle_iops else None,
     }
-    fields["jain_index"], fields["worst_deviation"] = fairness(jobs)
-    if "expected_policy" in jobs:
-        fields["jain_index_policy"], fields["worst_deviation_policy"] = fairness(jobs, "_policy")
+    fields["jain_index"], fields["worst_deviation"] = fairness(table)
+    if "expected_policy" in table:
+        fields["jain_index_policy"], fields["worst_deviation_policy"] = fairness(table, "_policy")
     fields["jain_index_cost"] = (jain_of(jobs, "cost_share", "expected")
                                  if "cost_share" in jobs and "expected" in jobs else None)
     return fields

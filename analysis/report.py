@@ -40,12 +40,14 @@ Z95 = 1.960
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
 GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device_cost"]
-TASK_METRICS = ["iops", "share", "expected", "deviation", "expected_policy", "deviation_policy",
-                "device_cost_s", "cost_share", "p99_ms"]
+TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
+                "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]
 RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation"]
 # summary.json fields a run's analysis must have for the report to use its
 # files; a run analysed before one of them existed is analysed again.
-ANALYSIS_FIELDS = ("policy_source", "cost_model_active", "window_overlap")
+ANALYSIS_FIELDS = ("policy_source", "policy_measure", "cost_model_active", "window_overlap")
+# How the report names an expect line's measure (metrics.MEASURES).
+MEASURE_NAMES = {metrics.IOPS: "IOPS", metrics.REQUESTS: "device requests"}
 
 UNSCHEDULED = ("none does not schedule: requests reach the device in the order they are "
                "submitted, so what each task gets follows from how it submits, not from a policy.")
@@ -123,6 +125,8 @@ def run_columns(run_id, meta, summary):
         "cost_model_active": bool(summary.get("cost_model_active")),
         "jain_index_cost": summary.get("jain_index_cost"),
         "policy_source": summary.get("policy_source"),
+        "policy_measure": summary.get("policy_measure"),
+        "expect_measure": summary.get("expect_measure"),
         "policy_none": (summary.get("policy_source") is not None
                         and summary.get("expect_policy") is None),
         "work_conservation": summary.get("work_conservation"),
@@ -312,6 +316,13 @@ measured.
   that documents another policy for the workload has its own
   `# expect[scheduler]:` line, and its numbers against it are marked (own);
   `# expect[scheduler]: none` says it documents none.
+* A line that shares device requests (`# expect[scheduler] requests:`,
+  measure "device requests") judges each task's device commands (tasks.csv
+  requests) per second of its window, among exactly the tasks the line
+  names; it can name the `other` row, writeback queued by kernel flusher
+  threads, as one party.  share (own) / share (common) is the share such a
+  line judges (tasks.csv judged_share_policy / judged_share; the IOPS share
+  for a line in IOPS).
 * deviation: (share - expected) / expected; where 0 is expected, share - 0
   (marked abs).
 * Jain index over x = share / expected for the tasks expected a share:
@@ -363,13 +374,16 @@ def summary_section(run_means, configs):
 
 
 def config_policies(per_run, configs):
-    """{config: (policy_source, documents none)} from the runs' summaries."""
+    """{config: (policy_source, documents none, policy_measure)} from the
+    runs' summaries."""
     policies = {}
     for config in configs:
         rows = per_run[per_run["config"] == config]
         sources = rows["policy_source"].dropna()
+        measures = rows["policy_measure"].dropna()
         policies[config] = (sources.iloc[0] if len(sources) else None,
-                            bool(rows["policy_none"].any()))
+                            bool(rows["policy_none"].any()),
+                            measures.iloc[0] if len(measures) else None)
     return policies
 
 
@@ -381,7 +395,7 @@ def own_policy(source):
 def policy_notes(policies, configs, schedulers):
     notes = []
     for config in configs:
-        source, none = policies[config]
+        source, none, _ = policies[config]
         if none:
             notes.append("%s documents no policy for this workload (`%s`): it is judged only "
                          "against the common expect line." % (config, source))
@@ -394,21 +408,26 @@ def policy_notes(policies, configs, schedulers):
     return notes
 
 
-def policy_table(policies, configs, run_means):
-    """Jain index against the common line and against each scheduler's own."""
+def policy_table(policies, configs, run_means, common_measure):
+    """Jain index against the common line and against each scheduler's own,
+    with what each judges (IOPS or device requests)."""
     by = run_means.set_index("config")
     rows = []
     for config in configs:
-        source, none = policies[config]
+        source, none, measure = policies[config]
         policy = ("documents no policy" if none else "`%s`" % source if own_policy(source)
                   else "the common line")
-        rows.append([config, policy,
+        rows.append([config, policy, "-" if none else MEASURE_NAMES.get(measure, "-"),
                      number(by.at[config, "jain_index"], by.at[config, "jain_index_ci95"], 4),
                      "-" if none else number(by.at[config, "jain_index_policy"],
                                              by.at[config, "jain_index_policy_ci95"], 4)])
+    common = ("; Jain (common) judges %s" % MEASURE_NAMES[common_measure]
+              if common_measure in MEASURE_NAMES else "")
     return ("Each scheduler against the policy it documents (`run-means.csv` jain_index and "
-            "jain_index_policy; summary.json policy_source):\n\n"
-            + md_table(["scheduler", "documented policy", "Jain (common)", "Jain (own)"], rows))
+            "jain_index_policy; summary.json policy_source, and policy_measure, what the "
+            "policy shares%s):\n\n" % common
+            + md_table(["scheduler", "documented policy", "measure (own)", "Jain (common)",
+                        "Jain (own)"], rows))
 
 
 def fiops_checks(per_run, configs, schedulers):
@@ -453,7 +472,10 @@ def cost_table(configs, run_means):
             + md_table(["scheduler", "Jain (IOPS)", "Jain (cost)"], rows))
 
 
-def task_rows(group, configs, own, cost=False):
+def task_rows(group, configs, own, cost=False, judged=()):
+    """The workload's task table; judged names the lines ("" common,
+    "_policy" own) whose judged share differs from share (lines on device
+    requests): they get a share (common) / share (own) column."""
     rows = []
     for config in configs:
         for _, row in group[group["config"] == config].iterrows():
@@ -463,12 +485,26 @@ def task_rows(group, configs, own, cost=False):
                      number(row["share"], row["share_ci95"], 3)]
             if cost:
                 cells.append(number(row["cost_share"], row["cost_share_ci95"], 3))
+            if "" in judged:
+                cells.append(number(row["judged_share"], row["judged_share_ci95"], 3))
             cells += [number(row["expected"], np.nan, 3), deviation_text(row)]
+            if "_policy" in judged:
+                cells.append(number(row["judged_share_policy"],
+                                    row["judged_share_policy_ci95"], 3))
             if own:
                 cells += [number(row["expected_policy"], np.nan, 3),
                           deviation_text(row, "deviation_policy")]
             rows.append(cells + [number(row["p99_ms"], row["p99_ms_ci95"]), row["n"]])
     return rows
+
+
+def judged_lines(per_run):
+    """Which lines of the workload's valid runs judge device requests: ""
+    for the common line, "_policy" for the scheduler's own (task_rows),
+    which is the common one where a run's scheduler has no line of its own."""
+    return tuple(suffix for suffix, column in (("", "expect_measure"),
+                                                ("_policy", "policy_measure"))
+                 if per_run[column].eq(metrics.REQUESTS).any())
 
 
 def workload_section(workload, description, tasks, run_means, runs, data, plot_dir):
@@ -477,8 +513,10 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
     schedulers = dict(zip(group["config"], group["scheduler"]))
     per_run = runs[runs["workload"] == workload].drop_duplicates("run_id")
     policies = config_policies(per_run[per_run["valid"]], configs)
-    own = any(own_policy(source) for source, _ in policies.values())
+    own = any(own_policy(source) for source, _, _ in policies.values())
     cost = bool(per_run.loc[per_run["valid"], "cost_model_active"].any())
+    judged = tuple(s for s in judged_lines(per_run[per_run["valid"]]) if own or s == "")
+    common_measure = per_run.loc[per_run["valid"], "expect_measure"].dropna()
     text = ["## %s\n" % workload, "Workload: %s\n" % (description or "(no description)")]
     text += ["Note: %s\n" % n for n in policy_notes(policies, configs, schedulers.values())]
     text += ["Note: run `%s` (%s): %s (summary.json window_overlap: the jobs' own fio windows, "
@@ -486,8 +524,8 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
              % (r.run_id, r.config, metrics.overlap_text(r.window_overlap))
              for r in not_comparable(per_run[per_run["valid"]]).itertuples()]
     if own:
-        text.append(policy_table(policies, configs,
-                                 run_means[run_means["workload"] == workload]))
+        text.append(policy_table(policies, configs, run_means[run_means["workload"] == workload],
+                                 common_measure.iloc[0] if len(common_measure) else None))
     if cost:
         text.append(cost_table(configs, run_means[run_means["workload"] == workload]))
     text += fiops_checks(per_run, configs, schedulers)
@@ -497,16 +535,19 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
                     "(commands: %s; `runs.csv` column other_comms).\n"
                     % distinct(other, "other_comms"))
     header = ["scheduler", "task", "IOPS", "share"] + (["cost share"] if cost else [])
+    header += ["share (common)"] if "" in judged else []
     header += ["expected", "deviation"]
+    header += ["share (own)"] if "_policy" in judged else []
     header += ["expected (own)", "deviation (own)"] if own else []
-    text.append(md_table(header + ["p99 (ms)", "runs"], task_rows(group, configs, own, cost)))
+    text.append(md_table(header + ["p99 (ms)", "runs"],
+                         task_rows(group, configs, own, cost, judged)))
     text.append("Source: `task-means.csv` rows with workload=%s; they average the `runs.csv` "
                 "rows with these run_id values:\n" % workload)
     for config in configs:
         ids = group.loc[group["config"] == config, "run_ids"].iloc[0]
         text.append("* %s: %s" % (config, run_list(ids.split(), per_run)))
     text.append("")
-    text += workload_plots(workload, group, configs, data, plot_dir)
+    text += workload_plots(workload, group, configs, data, plot_dir, "" not in judged)
     return "\n".join(text) + "\n"
 
 
@@ -514,10 +555,11 @@ def slug(text):
     return "".join(c if c.isalnum() or c in "-." else "_" for c in text)
 
 
-def workload_plots(workload, group, configs, data, plot_dir):
+def workload_plots(workload, group, configs, data, plot_dir, marks=True):
     """Shares, p99 latency, and per configuration one run's IOPS over time
     and, where its trace has FIOPS's messages, its vios over time.  data is
-    ({run_id: time series}, {run_id: vios data})."""
+    ({run_id: time series}, {run_id: vios data}).  marks: draw the expected
+    shares on the IOPS shares (not where the common line shares requests)."""
     series, vios = data
     jobs = group[group["task"] != metrics.OTHER]
     stem = os.path.join(plot_dir, slug(workload))
@@ -525,6 +567,8 @@ def workload_plots(workload, group, configs, data, plot_dir):
     order = list(dict.fromkeys(jobs["task"]))
     table = table.loc[configs, order]
     expected = jobs.drop_duplicates("task").set_index("task")["expected"][order]
+    if not marks:
+        expected = expected * np.nan
     lines = []
     png = plots.shares(stem + "-shares", table, expected,
                        "%s: mean share of IOPS per scheduler; dashes: expected" % workload)

@@ -69,7 +69,8 @@ def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharg
     tasks = analyze.job_tasks(fio_json(fio_job("a", fio_ios[0]), fio_job("b", fio_ios[1])),
                               [101, 102], weights, {} if own is None else own)
     fields, table, series = analyze.measure(bios, tasks, (0.0, 1.0), 100)
-    fields = analyze.Fields(fields, **analyze.policy_fields(table, own, source))
+    fields = analyze.Fields(fields, **analyze.policy_fields(table, own, source),
+                            expect_measure=metrics.expect_measure(WORKLOAD))
     analyze.add_fiops(fields, table, tasks, events, trace.parse_messages(t.text()))
     save_run(run_dir, scheduler, valid, fields, table, series)
 
@@ -165,9 +166,11 @@ class ReportTest(ReportFixture, unittest.TestCase):
                       self.md)
         self.assertIn("fiops documents its own policy for this workload "
                       "(`expect[fiops]: a=3 b=1`)", self.md)
-        self.assertIn("| none | documents no policy | 0.9808 ± 0.2443 | - |", self.md)
-        self.assertIn("| fiops | `expect[fiops]: a=3 b=1` | 1.0000 ± 0.0000 | 0.8000 ± 0.0000 |",
-                      self.md)
+        self.assertIn("summary.json policy_source, and policy_measure, what the policy shares; "
+                      "Jain (common) judges IOPS):", self.md)
+        self.assertIn("| none | documents no policy | - | 0.9808 ± 0.2443 | - |", self.md)
+        self.assertIn("| fiops | `expect[fiops]: a=3 b=1` | IOPS | 1.0000 ± 0.0000 "
+                      "| 0.8000 ± 0.0000 |", self.md)
         self.assertIn("`runs.csv` charges_consistent), fiops: held in 1 of 2 valid runs; "
                       "not in `fiops-2` (4 charge violations, 0 messages without an issue).",
                       self.md)
