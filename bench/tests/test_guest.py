@@ -111,6 +111,8 @@ class FiopsTest(GuestTest):
         fiops = load(os.path.join(boot, "fiops"), "meta.json")
         self.assertEqual(fiops["tunables"]["write_scale"], "3")
         self.assertEqual(fiops["tunables"]["read_scale"], "1")
+        self.assertEqual((fiops["tunables"]["sync_scale"], fiops["tunables"]["async_scale"],
+                          fiops["tunables"]["size_scale"]), ("2", "5", "0"))
         self.assertEqual(fiops["tune_skipped"], [])
         deadline = load(os.path.join(boot, "mq-deadline"), "meta.json")
         self.assertEqual(deadline["tune_skipped"], ["write_scale"])
@@ -118,6 +120,15 @@ class FiopsTest(GuestTest):
             debugfs = f.read()
         self.assertIn("== dispatched", debugfs)
         self.assertIn("== service_tree", debugfs)
+        # Every request fiops dispatched left a blktrace message that
+        # blkparse shows, and the charges add up.
+        trace = load(os.path.join(boot, "fiops"), "summary.json")["fiops_trace"]
+        self.assertIsNotNone(trace)
+        self.assertGreater(trace["messages"], 0)
+        self.assertTrue(trace["charges_consistent"], trace)
+        self.assertEqual(trace["issues_without_message"], 0)
+        self.assertTrue(os.path.exists(os.path.join(boot, "fiops", "vios.png")))
+        self.assertIsNone(load(os.path.join(boot, "mq-deadline"), "summary.json")["fiops_trace"])
         # Reanalysis from the stored trace gives the same numbers.
         run = os.path.join(boot, "fiops")
         before = load(run, "summary.json")
@@ -134,6 +145,31 @@ class FiopsTest(GuestTest):
                          WORKLOAD="smoke-verify", RUNTIME=2, CAL_RUNTIME=1, RAMP=0)
         self.assertEqual(out.returncode, 1)
         self.assertIn("refused the tunables write_scale=101", out.stderr)
+
+
+class NonrotDefaultTest(GuestTest):
+    """fiops_nonrot=1 gives the NVMe devices fiops before init touches them."""
+
+    def schedulers(self, **env):
+        out, run = bench(self.results, SCHED="none", WORKLOAD="smoke-verify",
+                         RUNTIME=2, CAL_RUNTIME=1, RAMP=0, **env)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        with open(os.path.join(run, "guest", "info.txt")) as f:
+            return [line.split("=", 1)[1] for line in f.read().splitlines()
+                    if ".schedulers=" in line]
+
+    def test_on_with_the_boot_parameter(self):
+        found = self.schedulers(KERNEL_ARGS="fiops_nonrot=1")
+        self.assertEqual(len(found), 2)
+        for line in found:
+            self.assertIn("[fiops]", line)
+
+    def test_off_by_default(self):
+        found = self.schedulers()
+        self.assertEqual(len(found), 2)
+        for line in found:
+            # One queue pair: the kernel's own default, mq-deadline.
+            self.assertIn("[mq-deadline]", line)
 
 
 class CompareTest(GuestTest):
