@@ -140,6 +140,15 @@ class FiopsTest(GuestTest):
         self.assertEqual(after["jain_index"], before["jain_index"])
         self.assertIn("reanalysed", load(run, "meta.json"))
 
+    def test_variant_tunables_do_not_leak_into_the_next_run(self):
+        out, boot = bench(self.results, SCHED="fiops:size_scale=1000 fiops",
+                          WORKLOAD="smoke-verify", RUNTIME=2, CAL_RUNTIME=1, RAMP=0)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        first = load(os.path.join(boot, "fiops_size_scale=1000"), "meta.json")
+        second = load(os.path.join(boot, "fiops"), "meta.json")
+        self.assertEqual(first["tunables"]["size_scale"], "1000")
+        self.assertEqual(second["tunables"]["size_scale"], "0")
+
     def test_bad_tunable_is_refused(self):
         out, run = bench(self.results, SCHED="fiops", TUNE="write_scale=101",
                          WORKLOAD="smoke-verify", RUNTIME=2, CAL_RUNTIME=1, RAMP=0)
