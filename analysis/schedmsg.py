@@ -108,7 +108,12 @@ def summarize(dispatches, malformed, events):
         return None
     matched, orphans = match_issues(dispatches, events)
     violations, reentries = charge_check(dispatches)
-    unmatched = int(len(dispatches) - matched.sum())
+    # blktrace stops while writeback may still be dispatching: a message
+    # logged after the trace's last issue (D) event lost its D to the end
+    # of the trace, not to the scheduler.
+    issues = events.loc[events["action"] == "D", "time"]
+    cut = ~matched & (dispatches["time"] > (issues.max() if len(issues) else -1.0)).to_numpy()
+    unmatched = int(len(dispatches) - matched.sum() - cut.sum())
     return {
         "messages": len(dispatches),
         "uncharged": int((dispatches["cost"] == 0).sum()),
@@ -116,6 +121,7 @@ def summarize(dispatches, malformed, events):
         "tasks": int(dispatches["pid"].nunique()),
         "matched_issues": int(matched.sum()),
         "unmatched_messages": unmatched,
+        "cut_at_trace_end": int(cut.sum()),
         "issues_without_message": orphans,
         "reentries": reentries,
         "charge_violations": len(violations),

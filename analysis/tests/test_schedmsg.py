@@ -80,6 +80,29 @@ class ChecksTest(unittest.TestCase):
         self.assertEqual(fields["charge_violations"], 0)
         self.assertTrue(fields["charges_consistent"])
 
+    def test_message_cut_by_the_end_of_the_trace(self):
+        """A dispatch logged after the last D lost its D to blktrace
+        stopping; one logged before it and never issued is a real miss."""
+        t = blk.Text()
+        issued(t, 101, chain(101, 0, [(1024, 3), (1024, 2)]))
+        t.fiops(0.05, 101, 800, 8, 1024, 3072, 0, 1)        # no D, before the last D
+        issued(t, 101, chain(101, 3072, [(1024, 1)], t0=0.1, base=900))
+        t.fiops(0.2, 101, 1000, 8, 1024, 4096, 0, 0)        # no D, after the last D
+        d, malformed, events = dispatches(t)
+        fields = schedmsg.summarize(d, malformed, events)
+        self.assertEqual((fields["matched_issues"], fields["unmatched_messages"],
+                          fields["cut_at_trace_end"]), (3, 1, 1))
+        self.assertFalse(fields["charges_consistent"])
+
+    def test_only_the_end_of_the_trace_cut_is_consistent(self):
+        t = blk.Text()
+        issued(t, 101, chain(101, 0, [(1024, 3), (1024, 2)]))
+        t.fiops(0.2, 101, 1000, 8, 1024, 3072, 0, 1)
+        d, malformed, events = dispatches(t)
+        fields = schedmsg.summarize(d, malformed, events)
+        self.assertEqual((fields["unmatched_messages"], fields["cut_at_trace_end"]), (0, 1))
+        self.assertTrue(fields["charges_consistent"])
+
     def test_violations(self):
         t = blk.Text()
         # Backwards after leaving the tree, and forward while still queued.
