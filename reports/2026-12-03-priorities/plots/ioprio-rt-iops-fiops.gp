@@ -1,0 +1,11 @@
+set terminal pngcairo size 900,500 noenhanced font ",10"
+set output 'ioprio-rt-iops-fiops.png'
+set datafile separator "\t"
+set datafile missing "NaN"
+set title 'ioprio-rt, fiops: IOPS per second (run 20261203T133050Z-none+mq-deadline+bfq+bfq_low_latency=0+kyber+fiops-ioprio-rt/fiops)'
+set grid ytics
+set key outside right top
+set xlabel 'second of the measured window'
+set ylabel 'IOPS'
+set yrange [0:*]
+plot for [i=2:4] 'ioprio-rt-iops-fiops.dat' using 1:i with linespoints pt 7 ps 0.4 title columnheader(i)

@@ -1,0 +1,11 @@
+set terminal pngcairo size 900,500 noenhanced font ",10"
+set output 'sync-async-iops-mq-deadline.png'
+set datafile separator "\t"
+set datafile missing "NaN"
+set title 'sync-async, mq-deadline: IOPS per second (run 20261203T133340Z-none+mq-deadline+bfq+bfq_low_latency=0+kyber+fiops-sync-async/mq-deadline)'
+set grid ytics
+set key outside right top
+set xlabel 'second of the measured window'
+set ylabel 'IOPS'
+set yrange [0:*]
+plot for [i=2:5] 'sync-async-iops-mq-deadline.dat' using 1:i with linespoints pt 7 ps 0.4 title columnheader(i)
