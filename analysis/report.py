@@ -39,7 +39,7 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
 Z95 = 1.960
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
-GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device_cost"]
+GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "device_cost"]
 TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
                 "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]
 RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation"]
@@ -112,6 +112,7 @@ def run_columns(run_id, meta, summary):
         "variant": meta.get("variant") or summary.get("variant") or p.get("VARIANT") or "",
         "tune": ",".join("%s=%s" % tuple(kv) for kv in p.get("TUNE", [])),
         "device_depth": p.get("DEPTH"), "device_tags": meta.get("device_tags"),
+        "device": device_name(p), "latency_us": p.get("LATENCY_US"),
         "device_cost": device_cost(meta.get("device_cost_model")
                                    or summary.get("device_cost_model")),
         "nr_requests": meta.get("nr_requests_set"), "throttle_iops": p.get("IOPS"),
@@ -138,6 +139,15 @@ def run_columns(run_id, meta, summary):
                                 summary.get("trace", {}).get("other_comms", {}).items()),
         **fiops_columns(summary.get("fiops_trace")),
     }
+
+
+def device_name(params):
+    """What the measured device is (DEVICE) and, for the null device, its
+    LATENCY_US: "nvme", "nvme-null 4000 us".  A run folder from before
+    DEVICE had the file-backed nvme."""
+    device = params.get("DEVICE") or "nvme"
+    latency = params.get("LATENCY_US")
+    return "%s %d us" % (device, latency) if latency else device
 
 
 def device_cost(model):
@@ -181,15 +191,16 @@ def combine(folder):
 
 def config_labels(runs):
     """The variant where it says more than the scheduler, else the scheduler
-    and its tunables; plus the depth and how the device charges where they
-    tell runs apart."""
+    and its tunables; plus the depth, the device and how it charges where
+    they tell runs apart."""
     plain = runs["scheduler"] + np.where(runs["tune"] != "", " " + runs["tune"], "")
     named = (runs["variant"] != "") & (runs["variant"] != runs["scheduler"])
     label = plain.where(~named, runs["variant"])
     if runs["device_depth"].nunique() > 1:
         label = label + " depth " + runs["device_depth"].astype(str)
-    if "device_cost" in runs and runs["device_cost"].nunique() > 1:
-        label = label + " (" + runs["device_cost"] + ")"
+    for column in ("device", "device_cost"):
+        if column in runs and runs[column].nunique() > 1:
+            label = label + " (" + runs[column] + ")"
     return label
 
 
@@ -280,6 +291,7 @@ def setup_section(runs):
         ("QEMU", distinct(per_run, "qemu_version")),
         ("accelerator", distinct(per_run, "accel")),
         ("throttle (IOPS)", distinct(per_run, "throttle_iops")),
+        ("device (DEVICE, with LATENCY_US per request)", distinct(per_run, "device")),
         ("device charges (summary.json device_cost_model)", distinct(per_run, "device_cost")),
         ("device depth (NVMe queue depth; tags)", "%s; %s" % (
             distinct(per_run, "device_depth"), distinct(per_run, "device_tags"))),

@@ -168,7 +168,8 @@ def write_inputs(run_dir, p, steps, text):
 
 
 def make_disks(run_id):
-    """Sparse raw images, outside the run folder; removed after the run."""
+    """Sparse raw images, outside the run folder; removed after the run.
+    A null device (DEVICE=nvme-null) leaves its image unused."""
     d = os.path.join(BUILD, "disks", run_id)
     os.makedirs(d, exist_ok=True)
     paths = {}
@@ -179,22 +180,38 @@ def make_disks(run_id):
     return d, paths
 
 
-def disk_args(p, disks):
-    """The measured device, throttled, and its twin, which is not: the
-    twin's calibration measures what the guest can do without a throttle."""
-    return [qemu.nvme_args(qemu.THROTTLED, disks[qemu.THROTTLED], p["IOQPAIRS"],
-                           params_mod.device_cost_model(p)),
-            qemu.nvme_args(qemu.UNTHROTTLED, disks[qemu.UNTHROTTLED], p["IOQPAIRS"])]
+def backend(device, image, p):
+    """A namespace's -drive backend: the image file, or the null device
+    with p's latency, as large as the image (DISK_SIZE)."""
+    if device == params_mod.NULL_DEVICE:
+        return qemu.null_backend(DISK_SIZE, p["LATENCY_US"])
+    return qemu.file_backend(image)
 
 
-def boot(run_dir, p, meta, steps):
+def disk_args(p, disks, twin="nvme"):
+    """The measured device (DEVICE), throttled, and its twin, which is not.
+
+    The twin's calibration measures what the guest can do without a
+    throttle, the ceiling each run checks against 2x IOPS, so a run keeps
+    it on a file: a null twin with a latency would measure the latency.
+    make calibrate, which asks what the device itself can do, passes
+    twin=DEVICE.
+    """
+    return [qemu.nvme_args(qemu.THROTTLED, backend(p["DEVICE"], disks[qemu.THROTTLED], p),
+                           p["IOQPAIRS"], params_mod.device_cost_model(p)),
+            qemu.nvme_args(qemu.UNTHROTTLED, backend(twin, disks[qemu.UNTHROTTLED], p),
+                           p["IOQPAIRS"])]
+
+
+def boot(run_dir, p, meta, steps, twin="nvme"):
+    """Boot once and run the plan; twin is the unthrottled device (disk_args)."""
     disk_dir, disks = make_disks(os.path.basename(run_dir))
     try:
         console = os.path.join(run_dir, "console.log")
         cmd = qemu.command(
             KERNEL, INITRD, meta["accel"], p["VCPUS"], p["MEM"],
             qemu.kernel_cmdline(p["DEPTH"], p["IDLE"], p["KERNEL_ARGS"]), console, run_dir,
-            disk_args(p, disks))
+            disk_args(p, disks, twin))
         meta["qemu_cmdline"] = cmd
         write_json(os.path.join(run_dir, "meta.json"), meta)
         say("booting (%s, timeout %ds); console: %s" % (meta["accel"], meta["timeout"], console))

@@ -43,20 +43,23 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     meta = {"params": {k: v for k, v in p.items() if k != "JOBFILE"},
             "accel": "tcg", "timeout": p["TIMEOUT"]}
     bench.write_inputs(run_dir, p, steps, text)
-    iops, failed = boot_and_collect(run_dir, p, meta, steps)
-    row = {"variant": overrides, "depth": p["DEPTH"],
+    # The steps run on the unthrottled twin: made like the measured device
+    # (DEVICE, LATENCY_US), so that a null device is measured with its latency.
+    iops, failed = boot_and_collect(run_dir, p, meta, steps, twin=p["DEVICE"])
+    row = {"variant": overrides, "depth": p["DEPTH"], "device": p["DEVICE"],
+           "latency_us": p["LATENCY_US"],
            "ceilings": {step[len("cal-"):]: v for step, v in iops.items()},
            "failed": {step[len("cal-"):]: why for step, why in failed.items()}}
     bench.write_json(os.path.join(run_dir, "meta.json"), dict(meta, result=row))
     return row
 
 
-def boot_and_collect(run_dir, p, meta, steps):
+def boot_and_collect(run_dir, p, meta, steps, twin="nvme"):
     """Boot once to run steps; return ({step: total IOPS}, {step: why it
-    failed}), a step named by its folder under guest/."""
+    failed}), a step named by its folder under guest/.  twin: bench.boot's."""
     names = [s[0][len("guest/"):] for s in steps]
     try:
-        bench.boot(run_dir, p, meta, steps)
+        bench.boot(run_dir, p, meta, steps, twin)
     except (bench.RunError, OSError) as e:
         return {}, {name: str(e) for name in names}
     iops, failed = {}, {}
@@ -70,6 +73,11 @@ def boot_and_collect(run_dir, p, meta, steps):
 
 
 def main():
+    try:
+        params_mod.load(os.environ)
+    except params_mod.ParamError as e:
+        print("calibrate: %s" % e, file=sys.stderr)
+        return 1
     scheds = os.environ.get("SCHEDS", " ".join(SCHEDS)).split()
     when = bench.utc_now()
     workload = os.environ.get("WORKLOAD") or params_mod.DEFAULTS["WORKLOAD"][0]
@@ -83,6 +91,8 @@ def main():
     for r in rows:
         label = " ".join("%s=%s" % kv for kv in sorted(r["variant"].items()))
         label += " DEPTH=%d" % r["depth"]
+        if r["device"] != "nvme":
+            label += " DEVICE=%s LATENCY_US=%d" % (r["device"], r["latency_us"] or 0)
         cells = ("%12.0f" % r["ceilings"][s] if s in r["ceilings"] else "%12s" % "failed"
                  for s in scheds)
         print("%-40s %s" % (label, " ".join(cells)))

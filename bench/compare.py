@@ -33,8 +33,6 @@ def matrix(env):
     workloads = (env.get("WORKLOADS") or " ".join(WORKLOADS)).split()
     depths = [params_mod.parse_int("DEPTH", d) for d in (env.get("DEPTHS") or "4").split()]
     repeat = int(env.get("REPEAT") or 3)
-    for w in workloads:
-        params_mod.resolve_workload(w)
     cells = []
     for rep in range(repeat):
         for depth in depths:
@@ -42,15 +40,27 @@ def matrix(env):
                 shift = rep % len(scheds)
                 cells.append({"workload": w, "depth": depth, "repetition": rep + 1,
                               "scheds": scheds[shift:] + scheds[:shift]})
+    # Each cell's parameters as its bench.py will read them, so that a bad
+    # one (a verifying workload on DEVICE=nvme-null) stops the matrix
+    # before the first boot rather than failing its cells one by one.
+    for cell in cells:
+        params_mod.load(cell_env(env, cell))
     return cells
+
+
+def cell_env(env, cell):
+    """bench.py's environment for one cell: the cell's schedulers, workload
+    and depth, and SHORT's run lengths unless env sets them."""
+    full = dict(env, SCHED=" ".join(cell["scheds"]), WORKLOAD=cell["workload"],
+                DEPTH=str(cell["depth"]))
+    for k, v in SHORT.items():
+        full[k] = env.get(k) or v
+    return full
 
 
 def run_cell(cell, out_dir, env):
     """One boot; returns (exit code, boot folder or None, bench's last stderr line)."""
-    full = dict(env, RESULTS=out_dir, SCHED=" ".join(cell["scheds"]),
-                WORKLOAD=cell["workload"], DEPTH=str(cell["depth"]))
-    for k, v in SHORT.items():
-        full[k] = env.get(k) or v
+    full = dict(cell_env(env, cell), RESULTS=out_dir)
     out = subprocess.run([sys.executable, os.path.join(HERE, "bench.py")], env=full,
                          capture_output=True, text=True)
     with open(os.path.join(out_dir, "bench.log"), "a") as f:

@@ -79,6 +79,12 @@ def total_depth(text):
                for j in jobs(text))
 
 
+def verifying_jobs(text):
+    """The names of the jobs that check the data they read back: fio's
+    verify set to a method (0 is off, null only pretends)."""
+    return [j["name"] for j in jobs(text) if j.get("verify", "0") not in ("0", "null")]
+
+
 def description(text):
     """The opening comment block of a workload, as one line."""
     words = []

@@ -7,9 +7,16 @@ recorded in meta.json.  Bad values stop the run before anything boots.
 import os
 import re
 
+import jobfile
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "fiops")
+# The measured device: the throttled NVMe device on a raw image file, or on
+# QEMU's null-co driver, which stores nothing and answers each request
+# after LATENCY_US (bench/qemu.py null_backend).
+DEVICES = ("nvme", "nvme-null")
+NULL_DEVICE = "nvme-null"
 ALIASES = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 
 # name: (default, description).  "auto" values are derived in bench.py.
@@ -21,6 +28,10 @@ DEFAULTS = {
     "BPS": ("0", "QEMU bytes/s throttle on the measured device (bps-total); 0 = off"),
     "IOPS_SIZE": ("0", "QEMU iops-size: a request of S > IOPS_SIZE bytes counts as "
                   "S/IOPS_SIZE I/Os against IOPS; 0 = off"),
+    "DEVICE": ("nvme", "measured device: nvme (raw image file) or nvme-null (QEMU's "
+               "null-co: writes discarded, reads zeroes, LATENCY_US per request)"),
+    "LATENCY_US": ("0", "microseconds nvme-null takes for every request (latency-ns); "
+                   "0 = none"),
     "DEPTH": ("4", "nvme.io_queue_depth; the device has DEPTH-1 tags"),
     "NR_REQUESTS": ("auto", "queue/nr_requests; auto = max(64, workload depth)"),
     "RUNTIME": ("30", "seconds of measured fio run"),
@@ -43,10 +54,13 @@ DEFAULTS = {
 # one 4 KiB page a second is no device to measure.  IOPS_SIZE: the emulated
 # NVMe device takes at most 512 KiB a request (QEMU's default MDTS), so an
 # IOPS_SIZE over 1 MiB could never charge a request more than one I/O.
+# LATENCY_US: at most a second a request (1022 tags in flight still make
+# about 1000 IOPS at DEPTH=1023).
 RANGES = {
     "IOPS": (10, 1000000),
     "BPS": (4096, 10 ** 12),
     "IOPS_SIZE": (512, 1 << 20),
+    "LATENCY_US": (1, 1000000),
     "DEPTH": (2, 4095),
     "NR_REQUESTS": (1, 2048),
     "RUNTIME": (1, 3600),
@@ -60,7 +74,8 @@ RANGES = {
 
 
 # The value that means "derive it" (auto) or "off" (0): None in params.
-UNSET = {"NR_REQUESTS": "auto", "TIMEOUT": "auto", "BPS": "0", "IOPS_SIZE": "0"}
+UNSET = {"NR_REQUESTS": "auto", "TIMEOUT": "auto", "BPS": "0", "IOPS_SIZE": "0",
+         "LATENCY_US": "0"}
 
 
 class ParamError(ValueError):
@@ -203,19 +218,45 @@ def load(env=None):
         raise ParamError("IDLE=%s: must be poll or halt" % raw["IDLE"])
     params["IDLE"] = raw["IDLE"]
     params["KERNEL_ARGS"] = parse_kernel_args(raw["KERNEL_ARGS"])
+    if raw["DEVICE"] not in DEVICES:
+        raise ParamError("DEVICE=%s: must be nvme (a raw image file) or %s (QEMU's null-co "
+                         "driver with LATENCY_US)" % (raw["DEVICE"], NULL_DEVICE))
+    params["DEVICE"] = raw["DEVICE"]
 
     for name in RANGES:
         if raw[name] == UNSET.get(name):
             params[name] = None
         else:
             params[name] = parse_int(name, raw[name])
+    check_device(params)
     if params["VCPUS"] == 1:
         notes.append("VCPUS=1: the emulated NVMe device loses completions with one vCPU "
                      "here (I/O timeouts, see the README's calibration section)")
     return params, notes
 
 
+def check_device(p):
+    """LATENCY_US belongs to the null device, and the null device cannot run
+    a workload that checks what it reads back: it keeps nothing."""
+    if p["LATENCY_US"] is not None and p["DEVICE"] != NULL_DEVICE:
+        raise ParamError("LATENCY_US=%d: only DEVICE=%s takes a latency; DEVICE=%s answers "
+                         "as fast as the host's file does (leave LATENCY_US unset or 0)"
+                         % (p["LATENCY_US"], NULL_DEVICE, p["DEVICE"]))
+    if p["DEVICE"] != NULL_DEVICE:
+        return
+    with open(p["JOBFILE"]) as f:
+        verifying = jobfile.verifying_jobs(f.read())
+    if verifying:
+        raise ParamError("WORKLOAD=%s: %s verify the data they read back (verify=), but "
+                         "DEVICE=%s discards writes and reads zeroes; run it with DEVICE=nvme"
+                         % (p["WORKLOAD"], ", ".join(verifying), NULL_DEVICE))
+
+
 def device_cost_model(p):
     """What one request costs the throttled device: meta.json, summary.json
-    and analysis/devcost.py read this dict; None means that limit is off."""
-    return {"iops": p["IOPS"], "bps": p["BPS"], "iops_size": p["IOPS_SIZE"]}
+    and analysis/devcost.py read this dict; None means that limit is off.
+    device and latency_us say what answers behind the throttle: with a
+    latency the device completes at most min(in flight / latency, iops)
+    requests a second."""
+    return {"iops": p["IOPS"], "bps": p["BPS"], "iops_size": p["IOPS_SIZE"],
+            "device": p["DEVICE"], "latency_us": p["LATENCY_US"]}

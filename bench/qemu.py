@@ -35,16 +35,34 @@ def kernel_cmdline(depth, idle="halt", extra=()):
 THROTTLE_OPTIONS = (("iops", "iops-total"), ("bps", "bps-total"), ("iops_size", "iops-size"))
 
 
-def nvme_args(serial, image, ioqpairs, cost_model=None):
-    """One NVMe controller with one namespace backed by a raw image,
-    throttled as cost_model (params.device_cost_model) says when given.
+def file_backend(image):
+    """-drive options of a namespace on a raw image file."""
+    return "file=%s,format=raw,aio=threads" % image
+
+
+def null_backend(size, latency_us):
+    """-drive options of a namespace on QEMU's null-co driver (block/null.c):
+    nothing is stored, a read returns zeroes (read-zeroes; without it the
+    guest would read whatever the buffer held), and every request sleeps
+    latency-ns in its own coroutine before it completes, so requests in
+    flight wait side by side: the device answers at most in flight / latency
+    requests a second.  size is what the guest sees, as a file's would be."""
+    return "driver=null-co,size=%d,read-zeroes=on,latency-ns=%d" % (size,
+                                                                   1000 * (latency_us or 0))
+
+
+def nvme_args(serial, backend, ioqpairs, cost_model=None):
+    """One NVMe controller with one namespace on backend (file_backend or
+    null_backend), throttled as cost_model (params.device_cost_model) says
+    when given.  The throttle sits in front of the backend: a request
+    waits for the throttle, then for the null device's latency.
 
     QEMU's leaky bucket cannot hold less than iops/10 requests (100 ms) when
     no burst is set, and a burst must be at least the average: the harness
     keeps that default and lets fio's ramp_time swallow the initial burst.
     The same holds for the bytes bucket.
     """
-    drive = "file=%s,if=none,id=%s,format=raw,aio=threads,cache=writeback" % (image, serial)
+    drive = "%s,if=none,id=%s,cache=writeback" % (backend, serial)
     for key, option in THROTTLE_OPTIONS:
         if cost_model and cost_model[key]:
             drive += ",throttling.%s=%d" % (option, cost_model[key])

@@ -44,6 +44,16 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(report.config_order(runs), ["mq-deadline", "bfq", "bfq_low_latency=0",
                                                      "fiops", "fiops write_scale=3"])
 
+    def test_the_device_names_rows_where_runs_differ_in_it(self):
+        names = [report.device_name(p) for p in (
+            {}, {"DEVICE": "nvme", "LATENCY_US": None},
+            {"DEVICE": "nvme-null", "LATENCY_US": 4000}, {"DEVICE": "nvme-null"})]
+        self.assertEqual(names, ["nvme", "nvme", "nvme-null 4000 us", "nvme-null"])
+        runs = pd.DataFrame({"scheduler": ["fiops", "fiops"], "variant": ["", ""],
+                             "tune": ["", ""], "device_depth": [4, 4], "device": names[1:3]})
+        self.assertEqual(report.config_labels(runs).tolist(),
+                         ["fiops (nvme)", "fiops (nvme-null 4000 us)"])
+
 
 def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharge=False):
     """A run folder as the harness and analysis.analyze leave it, from a
@@ -178,6 +188,7 @@ class ReportTest(ReportFixture, unittest.TestCase):
         self.assertIn("* none: `none-1`, `none-2`", self.md)
         self.assertIn("`fiops-3`: invalid", self.md)
         self.assertIn("| kernel release | 6.1.0-test |", self.md)
+        self.assertIn("| device (DEVICE, with LATENCY_US per request) | nvme |", self.md)
         self.assertIn("4 of 5 runs agree", self.md)
         self.assertIn("`fiops-3`: blktrace and fio I/O counts differ", self.md)
         self.assertIn("`boot/kyber`: no summary.json, the run did not finish "

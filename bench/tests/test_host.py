@@ -23,6 +23,10 @@ import params  # noqa: E402
 import summary  # noqa: E402
 
 
+# device_cost_model's device keys for the default, file-backed device.
+ON_FILE = {"device": "nvme", "latency_us": None}
+
+
 class ParamsTest(unittest.TestCase):
     def load(self, **env):
         return params.load({k: str(v) for k, v in env.items()})
@@ -116,10 +120,10 @@ class ParamsTest(unittest.TestCase):
         self.assertIsNone(p["BPS"])
         self.assertIsNone(p["IOPS_SIZE"])
         self.assertEqual(params.device_cost_model(p),
-                         {"iops": 1000, "bps": None, "iops_size": None})
+                         {"iops": 1000, "bps": None, "iops_size": None, **ON_FILE})
         p, _ = self.load(IOPS=500, BPS=4096000, IOPS_SIZE=4096)
         self.assertEqual(params.device_cost_model(p),
-                         {"iops": 500, "bps": 4096000, "iops_size": 4096})
+                         {"iops": 500, "bps": 4096000, "iops_size": 4096, **ON_FILE})
 
     def test_size_charging_ranges(self):
         for env, message in ((dict(BPS="100"), "BPS=100: must be between 4096 and "
@@ -130,6 +134,37 @@ class ParamsTest(unittest.TestCase):
             with self.assertRaises(params.ParamError) as cm:
                 self.load(**env)
             self.assertIn(message, str(cm.exception))
+
+    def test_null_device_and_its_latency(self):
+        p, _ = self.load()
+        self.assertEqual((p["DEVICE"], p["LATENCY_US"]), ("nvme", None))
+        p, _ = self.load(DEVICE="nvme-null", LATENCY_US=4000, IOPS=2000)
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": 2000, "bps": None, "iops_size": None,
+                          "device": "nvme-null", "latency_us": 4000})
+        p, _ = self.load(DEVICE="nvme-null")       # no latency: as fast as QEMU answers
+        self.assertIsNone(p["LATENCY_US"])
+        p, _ = self.load(LATENCY_US=0)
+        self.assertIsNone(p["LATENCY_US"])
+
+    def test_device_errors_are_named_before_a_boot(self):
+        cases = [
+            (dict(DEVICE="ssd"), "DEVICE=ssd: must be nvme"),
+            (dict(LATENCY_US=4000), "LATENCY_US=4000: only DEVICE=nvme-null takes a latency"),
+            (dict(DEVICE="nvme", LATENCY_US=1), "LATENCY_US=1: only DEVICE=nvme-null"),
+            (dict(DEVICE="nvme-null", LATENCY_US=1000001),
+             "LATENCY_US=1000001: must be between 1 and 1000000 (or 0: off)"),
+            (dict(DEVICE="nvme-null", LATENCY_US="4ms"), "LATENCY_US=4ms: not a whole number"),
+            (dict(DEVICE="nvme-null", WORKLOAD="integrity"),
+             "WORKLOAD=integrity: v1, v2, v3, v4 verify the data they read back (verify=), "
+             "but DEVICE=nvme-null discards writes"),
+            (dict(DEVICE="nvme-null", LATENCY_US=100, WORKLOAD="smoke-verify"),
+             "WORKLOAD=smoke-verify: rw1, rw2 verify"),
+        ]
+        for env, message in cases:
+            with self.assertRaises(params.ParamError) as cm:
+                self.load(**env)
+            self.assertIn(message, str(cm.exception), env)
 
     def test_makefile_exports_every_parameter(self):
         with open(os.path.join(params.TOP, "Makefile")) as f:
@@ -175,6 +210,12 @@ time_based
 
     def test_total_depth(self):
         self.assertEqual(jobfile.total_depth(self.TEXT), 2 * 4 + 16)
+
+    def test_verifying_jobs(self):
+        self.assertEqual(jobfile.verifying_jobs(self.TEXT), [])
+        text = "[global]\nverify=crc32c\n[a]\n[b]\nverify=0\n[c]\nverify=null\n"
+        self.assertEqual(jobfile.verifying_jobs(text), ["a"])
+        self.assertEqual(jobfile.verifying_jobs("[a]\nverify=md5\n[b]\n"), ["a"])
 
     def test_description(self):
         self.assertEqual(jobfile.description(self.TEXT), "two readers expect: a=1 b=1")
@@ -232,6 +273,25 @@ class DeviceTest(unittest.TestCase):
         self.assertTrue(thr.endswith(",throttling.iops-total=1000"), thr)
         self.assertEqual(thr.count("throttling"), 1)
         self.assertNotIn("throttling", raw)
+
+    def test_null_device_is_throttled_and_its_twin_stays_a_file(self):
+        thr, raw = self.drives(DEVICE="nvme-null", LATENCY_US=4000, IOPS=2000, IOPS_SIZE=4096)
+        # Spelled as QEMU 7.2's null-co takes them (block/null.c), as large
+        # as the image file of the file-backed device.
+        self.assertEqual(thr, "driver=null-co,size=%d,read-zeroes=on,latency-ns=4000000,"
+                              "if=none,id=thr,cache=writeback,throttling.iops-total=2000,"
+                              "throttling.iops-size=4096" % bench.DISK_SIZE)
+        self.assertEqual(raw, "file=/d/raw.img,format=raw,aio=threads,if=none,id=raw,"
+                              "cache=writeback")
+
+    def test_calibration_twin_is_the_null_device_unthrottled(self):
+        p, _ = params.load({"DEVICE": "nvme-null", "LATENCY_US": "250"})
+        thr, raw = (d[1] for d in bench.disk_args(p, {"thr": "/d/t", "raw": "/d/r"},
+                                                  twin=p["DEVICE"]))
+        self.assertTrue(raw.startswith("driver=null-co,size=%d,read-zeroes=on,"
+                                       "latency-ns=250000,if=none,id=raw," % bench.DISK_SIZE), raw)
+        self.assertNotIn("throttling", raw)
+        self.assertIn("throttling.iops-total=1000", thr)
 
 
 class KernelArgsTest(unittest.TestCase):
@@ -306,13 +366,13 @@ class CalibrateSizeTest(unittest.TestCase):
     def test_size_charging_is_on_unless_given(self):
         p, _ = self.load()
         self.assertEqual(params.device_cost_model(p),
-                         {"iops": 1000, "bps": None, "iops_size": 4096})
+                         {"iops": 1000, "bps": None, "iops_size": 4096, **ON_FILE})
         p, _ = self.load(BPS=8192000)
         self.assertEqual(params.device_cost_model(p),
-                         {"iops": 1000, "bps": 8192000, "iops_size": None})
+                         {"iops": 1000, "bps": 8192000, "iops_size": None, **ON_FILE})
         p, _ = self.load(IOPS_SIZE=0, IOPS=500)
         self.assertEqual(params.device_cost_model(p),
-                         {"iops": 500, "bps": None, "iops_size": None})
+                         {"iops": 500, "bps": None, "iops_size": None, **ON_FILE})
 
     def test_one_scheduler_variant(self):
         p, _ = self.load(SCHED="fiops:read_scale=2", TUNE="write_scale=3")
@@ -486,6 +546,17 @@ class CompareTest(unittest.TestCase):
         again = params.parse_scheds(" ".join(cells[1]["scheds"]), [])
         self.assertEqual([v["label"] for v in again], ["bfq_low_latency=0_slice_idle=0", "bfq"])
 
+    def test_a_cell_bench_would_refuse_stops_the_matrix(self):
+        with self.assertRaises(params.ParamError) as cm:
+            compare.matrix({"WORKLOADS": "equal-readers integrity", "DEVICE": "nvme-null",
+                            "LATENCY_US": "4000"})
+        self.assertIn("WORKLOAD=integrity: v1, v2, v3, v4 verify", str(cm.exception))
+        cells = compare.matrix({"WORKLOADS": "equal-readers", "DEVICE": "nvme-null",
+                                "LATENCY_US": "4000", "REPEAT": "1", "DEPTHS": "4"})
+        env = compare.cell_env({"DEVICE": "nvme-null", "LATENCY_US": "4000"}, cells[0])
+        self.assertEqual((env["DEVICE"], env["LATENCY_US"], env["DEPTH"], env["RUNTIME"]),
+                         ("nvme-null", "4000", "4", compare.SHORT["RUNTIME"]))
+
 
 class KtapTest(unittest.TestCase):
     CONSOLE = """[    1.20] KTAP version 1
@@ -527,6 +598,23 @@ class CliTest(unittest.TestCase):
         self.assertIn("SCHED=anticipatory: must be one of", out.stderr)
         self.assertEqual(runs, [])
 
+
+    def test_verifying_workload_on_the_null_device_fails_without_a_run(self):
+        out, runs = self.run_bench(DEVICE="nvme-null", WORKLOAD="smoke-verify")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("WORKLOAD=smoke-verify: rw1, rw2 verify the data", out.stderr)
+        self.assertEqual(runs, [])
+
+    def test_calibrate_checks_the_parameters_before_it_boots(self):
+        # QEMU=false: should the check let it through, nothing can boot.
+        with tempfile.TemporaryDirectory() as results:
+            env = dict(os.environ, RESULTS=results, QEMU="false", LATENCY_US="4000")
+            out = subprocess.run([sys.executable,
+                                  os.path.join(os.path.dirname(HERE), "calibrate.py")],
+                                 capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(os.listdir(results), [])
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("calibrate: LATENCY_US=4000: only DEVICE=nvme-null", out.stderr)
 
     def test_fiops_absent_fails_before_boot(self):
         """A kernel built without the series: SCHED=fiops fails at once."""
