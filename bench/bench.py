@@ -98,6 +98,17 @@ def tune_column(items):
     return ",".join("%s=%s" % tuple(kv) for kv in items) or "-"
 
 
+def plan_nr_requests(p, sched):
+    """A step's nr_requests column.  0 tells guest/init to leave
+    queue/nr_requests as the kernel set it when it selected the scheduler:
+    for none, which has no scheduler queue to size, and for
+    NR_REQUESTS=kernel (blk-mq: 2 x min(device tags, 128)).  What the guest
+    read back is meta.json's nr_requests_set either way."""
+    if sched == "none" or p["NR_REQUESTS"] == params_mod.KERNEL_NR_REQUESTS:
+        return 0
+    return p["NR_REQUESTS"]
+
+
 def plan_steps(runs, boot_dir):
     """(folder, serial, sched, nr_requests, runtime, trace, tune) per step.
 
@@ -109,7 +120,7 @@ def plan_steps(runs, boot_dir):
     steps = []
     for p, run_dir in runs:
         sched, tune = p["SCHED"], tune_column(p["TUNE"])
-        nr = 0 if sched == "none" else p["NR_REQUESTS"]
+        nr = plan_nr_requests(p, sched)
         guest = os.path.normpath(os.path.join(os.path.relpath(run_dir, boot_dir), "guest"))
         steps.append((guest + "/calibration", qemu.UNTHROTTLED, sched, nr,
                       p["CAL_RUNTIME"], 0, tune))
@@ -153,7 +164,8 @@ def write_plan(run_dir, p, steps):
     eighth column, its jobfile in the run folder; without it the guest
     runs job.fio."""
     with open(os.path.join(run_dir, "plan"), "w") as f:
-        f.write("# folder serial scheduler nr_requests runtime trace tunables [jobfile]\n")
+        f.write("# folder serial scheduler nr_requests (0: the kernel's) runtime trace "
+                "tunables [jobfile]\n")
         for s in steps:
             f.write(" ".join(str(x) for x in s) + "\n")
     with open(os.path.join(run_dir, "guest.env"), "w") as f:

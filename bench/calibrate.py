@@ -34,7 +34,7 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     with open(p["JOBFILE"]) as f:
         text = f.read()
     p["NR_REQUESTS"] = p["NR_REQUESTS"] or bench.auto_nr_requests(text)
-    steps = [("guest/cal-" + s, qemu.UNTHROTTLED, s, 0 if s == "none" else p["NR_REQUESTS"],
+    steps = [("guest/cal-" + s, qemu.UNTHROTTLED, s, bench.plan_nr_requests(p, s),
               p["CAL_RUNTIME"], 0, "-") for s in scheds]
     name = "-".join("%s%s" % (k.lower(), v) for k, v in sorted(overrides.items()))
     run_dir = os.path.join(top_dir, name)

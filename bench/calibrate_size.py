@@ -49,6 +49,7 @@ def load_params(env):
     # The sweep is the workload: WORKLOAD's jobfile is not run.
     del p["JOBFILE"]
     p["WORKLOAD"] = "calibrate-size"
+    p["NR_REQUESTS"] = p["NR_REQUESTS"] or bench.auto_nr_requests(JOB)
     return p, notes
 
 
@@ -62,7 +63,7 @@ def step_name(size):
 
 def write_steps(run_dir, p):
     """A jobfile and a plan step per size, on the throttled device, untraced."""
-    nr = 0 if p["SCHED"] == "none" else p["NR_REQUESTS"] or bench.auto_nr_requests(JOB)
+    nr = bench.plan_nr_requests(p, p["SCHED"])
     steps = []
     for size in SIZES:
         name = "job-%s.fio" % label(size)

@@ -33,7 +33,8 @@ DEFAULTS = {
     "LATENCY_US": ("0", "microseconds nvme-null takes for every request (latency-ns); "
                    "0 = none"),
     "DEPTH": ("4", "nvme.io_queue_depth; the device has DEPTH-1 tags"),
-    "NR_REQUESTS": ("auto", "queue/nr_requests; auto = max(64, workload depth)"),
+    "NR_REQUESTS": ("auto", "queue/nr_requests; auto = max(64, workload depth); kernel = "
+                    "as blk-mq set it when the scheduler was selected"),
     "RUNTIME": ("30", "seconds of measured fio run"),
     "RAMP": ("2", "seconds fio runs before it starts counting"),
     "CAL_RUNTIME": ("5", "seconds of the unthrottled calibration run"),
@@ -76,6 +77,10 @@ RANGES = {
 # The value that means "derive it" (auto) or "off" (0): None in params.
 UNSET = {"NR_REQUESTS": "auto", "TIMEOUT": "auto", "BPS": "0", "IOPS_SIZE": "0",
          "LATENCY_US": "0"}
+# A word kept as it is in params: NR_REQUESTS=kernel leaves queue/nr_requests
+# at what blk-mq chose when the scheduler was selected (bench.plan_nr_requests).
+KERNEL_NR_REQUESTS = "kernel"
+WORDS = {"NR_REQUESTS": KERNEL_NR_REQUESTS}
 
 
 class ParamError(ValueError):
@@ -103,8 +108,9 @@ def parse_int(name, value):
     except ValueError:
         raise ParamError("%s=%s: not a whole number" % (name, value)) from None
     if not lo <= number <= hi:
-        off = " (or 0: off)" if UNSET.get(name) == "0" else ""
-        raise ParamError("%s=%s: must be between %d and %d%s" % (name, value, lo, hi, off))
+        words = [w for w in (UNSET.get(name), WORDS.get(name)) if w]
+        other = " (or %s)" % ", ".join("0: off" if w == "0" else w for w in words) if words else ""
+        raise ParamError("%s=%s: must be between %d and %d%s" % (name, value, lo, hi, other))
     return number
 
 
@@ -226,6 +232,8 @@ def load(env=None):
     for name in RANGES:
         if raw[name] == UNSET.get(name):
             params[name] = None
+        elif raw[name] == WORDS.get(name):
+            params[name] = raw[name]
         else:
             params[name] = parse_int(name, raw[name])
     check_device(params)

@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import json
 import os
 import re
 import shutil
@@ -133,6 +134,16 @@ class ParamsTest(unittest.TestCase):
                              (dict(IOPS_SIZE=str(2 << 20)), "IOPS_SIZE=2097152")):
             with self.assertRaises(params.ParamError) as cm:
                 self.load(**env)
+            self.assertIn(message, str(cm.exception))
+
+    def test_nr_requests_kernel_is_kept_as_the_word(self):
+        p, _ = self.load(NR_REQUESTS="kernel")
+        self.assertEqual(p["NR_REQUESTS"], "kernel")
+        for bad, message in (("4096", "NR_REQUESTS=4096: must be between 1 and 2048 "
+                                      "(or auto, kernel)"),
+                             ("Kernel", "NR_REQUESTS=Kernel: not a whole number")):
+            with self.assertRaises(params.ParamError) as cm:
+                self.load(NR_REQUESTS=bad)
             self.assertIn(message, str(cm.exception))
 
     def test_null_device_and_its_latency(self):
@@ -502,6 +513,43 @@ class RunDirTest(unittest.TestCase):
              "slice_idle=0,low_latency=0"],
             ["bfq_low_latency=0/guest/main", "thr", "bfq", "64", "30", "1",
              "slice_idle=0,low_latency=0"]])
+
+    def test_nr_requests_kernel_plans_no_write(self):
+        """0 in the plan: guest/init's set_sched leaves nr_requests as the
+        kernel set it (it writes only a number other than 0)."""
+        p, _ = params.load({"SCHED": "none bfq", "NR_REQUESTS": "kernel"})
+
+        def plan(results):
+            boot, runs = bench.make_runs(p, bench.utc_now())
+            return bench.plan_steps(runs, boot)
+
+        self.assertEqual([s[3] for s in self.with_results(plan)], [0, 0, 0, 0])
+        p, _ = params.load({"SCHED": "none bfq", "NR_REQUESTS": "100"})
+        self.assertEqual([s[3] for s in self.with_results(plan)], [0, 0, 100, 100])
+        with open(os.path.join(params.TOP, "guest", "init")) as f:
+            self.assertIn('if [ "$2" != none ] && [ "$3" != 0 ]; then\n'
+                          '\t\techo "$3" > "$q/nr_requests"', f.read())
+
+    def test_meta_records_the_nr_requests_the_guest_read_back(self):
+        p, _ = params.load({"SCHED": "bfq", "NR_REQUESTS": "kernel"})
+        p = params.run_params(p, p["VARIANTS"][0])
+        with tempfile.TemporaryDirectory() as run:
+            for step in ("calibration", "main"):
+                d = os.path.join(run, "guest", step)
+                os.makedirs(d)
+                for name, text in (("fio.rc", "0"), ("pids.txt", "201"),
+                                   ("queue.txt", "scheduler=none [bfq]\nnr_requests=6\n"
+                                                 "nr_tags=3\n")):
+                    with open(os.path.join(d, name), "w") as f:
+                        f.write(text)
+                with open(os.path.join(d, "fio.json"), "w") as f:
+                    json.dump({"jobs": [fio_job("r1", 5000.0)]}, f)
+            open(os.path.join(run, "dmesg.txt"), "w").close()
+            meta = {"device_cost_model": params.device_cost_model(p)}
+            # p asks for "kernel"; the record is the number the guest read.
+            result = bench.analyse(run, p, meta)
+        self.assertEqual((meta["nr_requests_set"], meta["device_tags"]), (6, 3))
+        self.assertEqual(result["nr_requests"], 6)
 
     def test_one_variant_runs_in_the_boot_folder(self):
         p, _ = params.load({"SCHED": "fiops:write_scale=3"})
