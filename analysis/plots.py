@@ -32,7 +32,7 @@ def render(stem, script, data, title, width=900, height=500):
         write_dat(stem + suffix + ".dat", frame)
     png = stem + ".png"
     text = HEADER.format(width=width, height=height, png=name + ".png",
-                         title=title.replace("'", "''")) + script
+                         title=quoted(title)) + script
     with open(stem + ".gp", "w") as f:
         f.write(text)
     subprocess.run(["gnuplot", name + ".gp"], cwd=folder or ".", check=True,
@@ -112,6 +112,53 @@ def p99_bars(stem, means, errors, title):
     return render(stem, script, {"": frame}, title, width=width)
 
 
+def by_depth(stem, shares, conservation, title):
+    """Each task's share against device depth, a panel per configuration,
+    and below each panel its work conservation against depth; x is log.
+
+    shares: {panel label: frame indexed by depth whose columns are, per
+    task, its share and then that share's 95% half-width}; conservation:
+    the same with a column pair per panel label.  A missing half-width
+    (one run) draws no bar; a missing share (no run at that depth) no point.
+    """
+    name = os.path.basename(stem)
+    labels = list(shares)
+    depths = sorted(set().union(*(frame.index for frame in shares.values())))
+    tasks = len(next(iter(shares.values())).columns) // 2
+    data = {"-wc": with_bars(conservation)}
+    script = ("set multiplot layout 2,%d title '%s'\nset logscale x 2\nset xtics (%s)\n"
+              "set xrange [%g:%g]\nset xlabel 'device depth (nvme.io_queue_depth)'\n"
+              % (len(labels), quoted(title), ", ".join(str(d) for d in depths),
+                 depths[0] / 1.5, depths[-1] * 1.5))
+    # The first panel's key names the tasks for all: a task has its colour in each.
+    script += "set key inside top right\n" if tasks <= MANY else "set key off\n"
+    script += "set yrange [0:1.05]\nset ylabel 'share of the jobs'' IOPS'\n"
+    for k, label in enumerate(labels):
+        data["-p%d" % (k + 1)] = with_bars(shares[label])
+        script += ("set title '%s'\nplot for [i=0:%d] '%s-p%d.dat' using 1:(column(2+2*i)):"
+                   "(column(3+2*i)) with yerrorlines pt 7 lc (i+1) title columnheader(2+2*i)\n"
+                   "unset key\n" % (quoted(label), tasks - 1, name, k + 1))
+    script += "set yrange [0:1.2<*]\nset ylabel 'work conservation'\n"
+    for k, label in enumerate(labels):
+        script += ("set title '%s: work conservation'\nplot '%s-wc.dat' using 1:%d:%d "
+                   "with yerrorlines pt 7 lc rgb 'black' notitle\n"
+                   % (quoted(label), name, 2 + 2 * k, 3 + 2 * k))
+    width = max(900, 100 + 320 * len(labels))
+    return render(stem, script + "unset multiplot\n", data, title, width=width, height=750)
+
+
+def with_bars(frame):
+    """A by_depth frame as its .dat: depth first, no half-width missing."""
+    out = frame.copy()
+    out.iloc[:, 1::2] = out.iloc[:, 1::2].fillna(0)
+    return out.rename_axis("depth").reset_index()
+
+
+def quoted(text):
+    """text inside a gnuplot single-quoted string."""
+    return text.replace("'", "''")
+
+
 def vios(stem, data, title):
     """FIOPS's vios per task against trace time, and below it each task's
     lead over its class's min_vios (what it was charged ahead of the tree).
@@ -124,7 +171,7 @@ def vios(stem, data, title):
     names = data.drop_duplicates("series").sort_values("series")
     vios_col, lead_col = (data.columns.get_loc(c) + 1 for c in ("vios", "lead"))
     key = "".join(", \\\n     NaN with points pt 7 lc %d title '%s'"
-                  % (row.series + 1, row.label.replace("'", "''")) for row in names.itertuples())
+                  % (row.series + 1, quoted(row.label)) for row in names.itertuples())
 
     def panel(column):
         return ("plot '%s.dat' using 1:%d:($2+1) with points pt 7 ps 0.3 lc variable notitle"

@@ -189,14 +189,14 @@ def combine(folder):
     return runs, series, vios, described, unfinished
 
 
-def config_labels(runs):
+def config_labels(runs, depth=True):
     """The variant where it says more than the scheduler, else the scheduler
-    and its tunables; plus the depth, the device and how it charges where
-    they tell runs apart."""
+    and its tunables; plus the depth (unless depth is false), the device and
+    how it charges where they tell runs apart."""
     plain = runs["scheduler"] + np.where(runs["tune"] != "", " " + runs["tune"], "")
     named = (runs["variant"] != "") & (runs["variant"] != runs["scheduler"])
     label = plain.where(~named, runs["variant"])
-    if runs["device_depth"].nunique() > 1:
+    if depth and runs["device_depth"].nunique() > 1:
         label = label + " depth " + runs["device_depth"].astype(str)
     for column in ("device", "device_cost"):
         if column in runs and runs[column].nunique() > 1:
@@ -204,10 +204,11 @@ def config_labels(runs):
     return label
 
 
-def config_order(frame):
-    """frame's configs, in ORDER of their schedulers, then by name."""
+def config_order(frame, column="config"):
+    """frame's configs (or another label column), in ORDER of their
+    schedulers, then by name."""
     rank = {s: i for i, s in enumerate(ORDER)}
-    pairs = frame[["config", "scheduler"]].drop_duplicates("config")
+    pairs = frame[[column, "scheduler"]].drop_duplicates(column)
     return [c for _, c in sorted((rank.get(s, len(ORDER)), c) for c, s in pairs.itertuples(
         index=False))]
 
@@ -560,6 +561,7 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
         text.append("* %s: %s" % (config, run_list(ids.split(), per_run)))
     text.append("")
     text += workload_plots(workload, group, configs, data, plot_dir, "" not in judged)
+    text += depth_plot(workload, group, run_means[run_means["workload"] == workload], plot_dir)
     return "\n".join(text) + "\n"
 
 
@@ -601,6 +603,38 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
         lines += vios_plot(stem + "-vios-" + slug(config), workload, config,
                            group.loc[group["config"] == config, "run_ids"].iloc[0], vios)
     return lines
+
+
+def depth_plot(workload, group, run_means, plot_dir):
+    """Where the workload ran at several device depths: each task's share
+    and the work conservation against depth, a panel per configuration
+    without its depth.  group: the workload's task means; run_means: its
+    run means."""
+    if group["device_depth"].nunique() < 2:
+        return []
+    jobs = group[group["task"] != metrics.OTHER].assign(panel=config_labels(group, False))
+    runs = run_means.assign(panel=config_labels(run_means, False))
+    order = list(dict.fromkeys(jobs["task"]))
+    shares = {panel: depth_table(jobs[jobs["panel"] == panel], "task", "share", order)
+              for panel in config_order(jobs, "panel")}
+    conservation = depth_table(runs, "panel", "work_conservation", list(shares))
+    png = plots.by_depth(os.path.join(plot_dir, slug(workload) + "-depth"), shares, conservation,
+                         "%s: share of the jobs' IOPS and work conservation against device "
+                         "depth (mean, 95%% CI)" % workload)
+    return [image(png, "share and work conservation against device depth (task-means.csv "
+                  "share, share_ci95; run-means.csv work_conservation, work_conservation_ci95; "
+                  "by device_depth)")]
+
+
+def depth_table(rows, column, value, names):
+    """By depth (index), for each of names in rows' column: value and its
+    _ci95, side by side."""
+    table = rows.pivot(index="device_depth", columns=column, values=[value, value + "_ci95"])
+    pairs = {}
+    for name in names:
+        pairs[name] = table[(value, name)]
+        pairs[name + " ci95"] = table[(value + "_ci95", name)]
+    return pd.DataFrame(pairs).sort_index()
 
 
 def vios_plot(stem, workload, config, run_ids, vios):

@@ -55,11 +55,13 @@ class ConfigTest(unittest.TestCase):
                          ["fiops (nvme)", "fiops (nvme-null 4000 us)"])
 
 
-def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharge=False):
+def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharge=False,
+             depth=4):
     """A run folder as the harness and analysis.analyze leave it, from a
     synthetic trace: jobs a and b queue ios[0] and ios[1] bios in 1 s (fio
-    says fio_ios, by default the same).  Under fiops every request has its
-    dispatch message; overcharge makes one of them charge too much."""
+    says fio_ios, by default the same) against a 100 IOPS throttle, on a
+    device of the given depth.  Under fiops every request has its dispatch
+    message; overcharge makes one of them charge too much."""
     run_dir = os.path.join(folder, run_id)
     os.makedirs(run_dir)
     t = blk.Text()
@@ -82,12 +84,12 @@ def fake_run(folder, run_id, scheduler, ios, valid=True, fio_ios=None, overcharg
     fields = analyze.Fields(fields, **analyze.policy_fields(table, own, source),
                             expect_measure=metrics.expect_measure(WORKLOAD))
     analyze.add_fiops(fields, table, tasks, events, trace.parse_messages(t.text()))
-    save_run(run_dir, scheduler, valid, fields, table, series)
+    save_run(run_dir, scheduler, valid, fields, table, series, depth=depth)
 
 
-def save_run(run_dir, scheduler, valid, fields, table, series, workload="ioprio"):
+def save_run(run_dir, scheduler, valid, fields, table, series, workload="ioprio", depth=4):
     """meta.json and summary.json as bench writes them, then the analysis's files."""
-    meta = {"params": {"WORKLOAD": workload, "SCHED": scheduler, "DEPTH": 4, "IOPS": 100,
+    meta = {"params": {"WORKLOAD": workload, "SCHED": scheduler, "DEPTH": depth, "IOPS": 100,
                        "RUNTIME": 1, "RAMP": 0, "VCPUS": 2, "TUNE": []},
             "kernel": {"release": "6.1.0-test", "series_sha256": "ab" * 32, "series": "p.patch"},
             "qemu_version": "QEMU emulator version 7.2", "accel": "tcg", "valid": valid,
@@ -204,6 +206,56 @@ class ReportTest(ReportFixture, unittest.TestCase):
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
             self.assertIn("plots/" + name, self.md)
+
+
+class DepthReportTest(ReportFixture, unittest.TestCase):
+    """A compare at two device depths: shares and work conservation by depth."""
+
+    @staticmethod
+    def make_runs(compare):
+        for run_id, scheduler, depth, ios in (
+                ("none-4-1", "none", 4, (60, 40)), ("none-4-2", "none", 4, (50, 50)),
+                ("none-32-1", "none", 32, (80, 20)), ("none-32-2", "none", 32, (80, 20)),
+                ("fiops-4-1", "fiops", 4, (50, 50)), ("fiops-32-1", "fiops", 32, (50, 50)),
+                ("fiops-32-2", "fiops", 32, (30, 30))):
+            fake_run(compare, run_id, scheduler, ios, depth=depth)
+
+    def read_dat(self, name):
+        return pd.read_csv(os.path.join(self.out, "plots", name), sep="\t").set_index("depth")
+
+    def test_a_panel_per_scheduler_of_shares_by_depth(self):
+        none, fiops = self.read_dat("ioprio-depth-p1.dat"), self.read_dat("ioprio-depth-p2.dat")
+        self.assertEqual(list(none.columns), ["a", "a ci95", "b", "b ci95"])
+        self.assertEqual(list(none.index), [4, 32])
+        self.assertAlmostEqual(none.loc[4, "a"], 0.55)
+        self.assertAlmostEqual(none.loc[4, "a ci95"], 12.706 * 0.05, places=4)
+        self.assertAlmostEqual(none.loc[32, "a"], 0.8)
+        self.assertEqual(fiops.loc[4, "a ci95"], 0)       # one run: no bar
+        self.assertAlmostEqual(fiops.loc[32, "b"], 0.5)
+        with open(os.path.join(self.out, "plots", "ioprio-depth.gp")) as f:
+            script = f.read()
+        self.assertIn("set title 'none'", script)
+        self.assertIn("set title 'fiops: work conservation'", script)
+        self.assertIn("set logscale x", script)
+
+    def test_work_conservation_by_depth(self):
+        wc = self.read_dat("ioprio-depth-wc.dat")
+        self.assertEqual(list(wc.columns), ["none", "none ci95", "fiops", "fiops ci95"])
+        self.assertAlmostEqual(wc.loc[4, "none"], 1.0, places=2)
+        self.assertAlmostEqual(wc.loc[32, "fiops"], 0.8, places=2)   # 100 and 60 of 100 IOPS
+
+    def test_the_report_shows_it(self):
+        with open(os.path.join(self.out, "plots", "ioprio-depth.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("](plots/ioprio-depth.png)", self.md)
+        self.assertIn("| ioprio | ", self.md)
+        self.assertIn("none depth 32", self.md)
+
+
+class SingleDepthTest(unittest.TestCase):
+    def test_no_depth_plot_at_one_depth(self):
+        group = pd.DataFrame({"device_depth": [4, 4], "task": ["a", "b"]})
+        self.assertEqual(report.depth_plot("w", group, pd.DataFrame(), "/nonexistent"), [])
 
 
 if __name__ == "__main__":

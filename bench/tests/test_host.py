@@ -594,6 +594,18 @@ class CompareTest(unittest.TestCase):
         again = params.parse_scheds(" ".join(cells[1]["scheds"]), [])
         self.assertEqual([v["label"] for v in again], ["bfq_low_latency=0_slice_idle=0", "bfq"])
 
+    def test_default_depths_deep_only_for_depth_asym(self):
+        cells = compare.matrix({})
+        self.assertEqual(len(cells), 27)        # the arithmetic in compare.py's comment
+        deep = {(c["workload"], c["depth"]) for c in cells if c["depth"] != 4}
+        self.assertEqual(deep, {("depth-asym", 32), ("depth-asym", 1023)})
+        self.assertEqual(len(compare.matrix({"WORKLOADS": "equal-readers"})), 3)
+        given = compare.matrix({"WORKLOADS": "equal-readers", "DEPTHS": "4 64", "REPEAT": "1"})
+        self.assertEqual([c["depth"] for c in given], [4, 64])
+        knee = compare.matrix({"WORKLOADS": "deep-knee", "DEVICE": "nvme-null",
+                               "LATENCY_US": "4000", "IOPS": "2000", "REPEAT": "1"})
+        self.assertEqual([c["depth"] for c in knee], [4, 32, 1023])
+
     def test_a_cell_bench_would_refuse_stops_the_matrix(self):
         with self.assertRaises(params.ParamError) as cm:
             compare.matrix({"WORKLOADS": "equal-readers integrity", "DEVICE": "nvme-null",
