@@ -4,7 +4,8 @@
 
 adds the run-level fields to the run's summary.json (existing fields are
 kept) and writes tasks.csv and timeseries.csv next to it, and, when the
-trace has FIOPS's dispatch messages, vios.png (with its .dat and .gp).
+trace has FIOPS's dispatch messages, vios.png (with its .dat and .gp), and
+when it has FIOPS's depth messages, depth.png.
 Other phases than main get their fields under "<phase>_analysis" and their
 files prefixed "<phase>-".
 """
@@ -18,7 +19,7 @@ import sys
 
 import pandas as pd
 
-from analysis import attribute, devcost, metrics, plots, schedmsg, trace
+from analysis import attribute, depthmsg, devcost, metrics, plots, schedmsg, trace
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,9 +99,12 @@ def timing(fio, params):
 
 
 class Fields(dict):
-    """The fields compute() adds to summary.json.  vios holds the vios
-    plot's data (schedmsg.vios_table) for write() to draw: it is no JSON."""
+    """The fields compute() adds to summary.json.  vios and depth hold the
+    data of the vios and depth plots for write() to draw: they are no JSON.
+    vios is schedmsg.vios_table(), depth (depthmsg.depth_table(), the
+    measured window)."""
     vios = None
+    depth = None
 
 
 def cost_model(run_dir, meta):
@@ -153,6 +157,7 @@ def compute(run_dir, phase="main"):
     fields["trace_complete"] = not (info["dropped"] or info["skips"] or info["bad_lines"]
                                     or stats["unmatched_completions"])
     add_fiops(fields, table, tasks, events, messages)
+    add_depth(fields, events, messages, span)
     return fields, table, series
 
 
@@ -182,6 +187,16 @@ def add_fiops(fields, table, tasks, events, messages):
         dispatches, table, metrics.OTHER)
     if not dispatches.empty:
         fields.vios = schedmsg.vios_table(dispatches, tasks, events)
+
+
+def add_depth(fields, events, messages, window):
+    """FIOPS's depth messages: field fiops_depth (None without any) and
+    depth, weighed over the measured window."""
+    changes, malformed = depthmsg.parse(messages)
+    trace_end = pd.concat([events["time"], messages["time"]]).max()
+    fields["fiops_depth"] = depthmsg.summarize(changes, malformed, window, trace_end)
+    if not changes.empty:
+        fields.depth = (depthmsg.depth_table(changes, trace_end), window)
 
 
 def measure(bios, tasks, span, throttle_iops, events=None, cost_model=None, requests=None):
@@ -245,8 +260,13 @@ def write(run_dir, phase, fields, table, series):
         json.dump(summary, f, indent=2, sort_keys=True, default=_plain)
         f.write("\n")
     os.replace(path + ".new", path)
+    name = summary.get("variant") or summary.get("scheduler"), summary.get("workload")
     if getattr(fields, "vios", None) is not None:
-        draw_vios(os.path.join(run_dir, prefix + "vios"), fields.vios, summary)
+        draw(plots.vios, os.path.join(run_dir, prefix + "vios"), fields.vios,
+             "%s, %s: vios per task" % name)
+    if getattr(fields, "depth", None) is not None:
+        draw(plots.depth, os.path.join(run_dir, prefix + "depth"), *fields.depth,
+             "%s, %s: FIOPS dispatch depth" % name)
 
 
 def add_task_costs(entries, table):
@@ -262,15 +282,13 @@ def add_task_costs(entries, table):
         entry["cost_share"] = None if pd.isna(row.cost_share) else round(float(row.cost_share), 4)
 
 
-def draw_vios(stem, data, summary):
-    """The run's vios plot; a missing or failing gnuplot costs the plot only,
-    not the numbers already written."""
-    title = "%s, %s: vios per task" % (summary.get("variant") or summary.get("scheduler"),
-                                       summary.get("workload"))
+def draw(plot, stem, *args):
+    """One of the run's plots, plot(stem, *args); a missing or failing
+    gnuplot costs the plot only, not the numbers already written."""
     try:
-        plots.vios(stem, data, title)
+        plot(stem, *args)
     except (OSError, subprocess.CalledProcessError) as e:
-        print("analysis: no vios plot (%s): %s" % (stem, e), file=sys.stderr)
+        print("analysis: no %s plot (%s): %s" % (plot.__name__, stem, e), file=sys.stderr)
 
 
 def _plain(value):
@@ -304,6 +322,11 @@ def main(argv=None):
         print("fiops: %d dispatch messages, charges consistent %s (%d violations, %d without "
               "an issue)" % (fiops["messages"], fiops["charges_consistent"],
                              fiops["charge_violations"], fiops["unmatched_messages"]))
+    depth = fields["fiops_depth"]
+    if depth:
+        print("fiops depth: %d changes (%d probes, %d trials, %d malformed), steady median %s, "
+              "last %s" % (depth["changes"], depth["probes"], depth["trials"],
+                           depth["malformed"], depth["steady_median"], depth["steady_last"]))
     return 0
 
 

@@ -183,3 +183,26 @@ def vios(stem, data, title):
         + "set title 'lead: vios - min_vios of its class, after the charge'\n"
         "set ylabel 'lead'\nset format y '%g'\n" + panel(lead_col) + "unset multiplot\n")
     return render(stem, script, {"": data}, title, height=800)
+
+
+def depth(stem, data, window, title):
+    """FIOPS's dispatch depth and steady depth against trace time, as steps
+    (a value holds until the next message), probes as points, and the
+    measured window between dashed lines; y is log 2, as the start-up
+    depth (max_depth) is far above the steady one.
+
+    data: depthmsg.depth_table(); window: (start, end) in trace time.
+    """
+    name = os.path.basename(stem)
+    depth_col, steady_col, probe_col = (data.columns.get_loc(c) + 1
+                                        for c in ("depth", "steady", "probe"))
+    marks = "".join("set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb 'gray'\n"
+                    % (t, t) for t in window)
+    script = marks + (
+        "set xlabel 'trace time (s)'\nset ylabel 'requests in the driver'\n"
+        "set logscale y 2\nset yrange [0.8:*]\n"
+        "plot '{0}.dat' using 1:{1} with steps lw 1 title 'depth', \\\n"
+        "     '' using 1:{2} with steps lw 2 title 'steady', \\\n"
+        "     '' using 1:(${3} > 0 ? ${1} : NaN) with points pt 7 ps 0.6 title 'probe'\n"
+        .format(name, depth_col, steady_col, probe_col))
+    return render(stem, script, {"": data}, title)

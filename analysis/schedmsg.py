@@ -38,18 +38,28 @@ U64 = ("cost", "vios", "min_vios", "sector")
 EXAMPLES = 5      # violations kept in summary.json to look at
 
 
+def extract(messages, layout, head):
+    """The messages that match the regex layout, as a DataFrame of its named
+    groups (text) and their time, in time order; and how many messages start
+    with the regex head but do not match.  Every FIOPS message type is read
+    here, so that each counts its malformed lines the same way."""
+    text = messages["text"].astype(str)
+    fields = text.str.extract(layout)
+    ok = fields.notna().all(axis=1)
+    malformed = int((text.str.match(head) & ~ok).sum())
+    rows = fields[ok].assign(time=messages.loc[ok, "time"].astype(float))
+    return rows.sort_values("time", kind="stable").reset_index(drop=True), malformed
+
+
 def parse(messages):
     """trace.parse_messages() rows -> (dispatches DataFrame in COLUMNS, number
     of "fiops dispatch" messages that did not parse)."""
-    text = messages["text"].astype(str)
-    fields = text.str.extract(DISPATCH)
-    ok = fields.notna().all(axis=1)
-    malformed = int((text.str.match(r"fiops\s+dispatch\b") & ~ok).sum())
-    rows = fields[ok].assign(time=messages.loc[ok, "time"].astype(float))[COLUMNS]
+    rows, malformed = extract(messages, DISPATCH, r"fiops\s+dispatch\b")
+    rows = rows[COLUMNS]
     for name in FIELDS:
         if name != "class":
             rows[name] = rows[name].astype(np.uint64 if name in U64 else np.int64)
-    return rows.sort_values("time", kind="stable").reset_index(drop=True), malformed
+    return rows, malformed
 
 
 def match_issues(dispatches, events):

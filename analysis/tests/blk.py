@@ -30,6 +30,10 @@ class Text:
         return self.msg(time, dispatch_text(pid, cls, level, cost, vios, min_vios, queued,
                                             sector, sectors), pid=7)
 
+    def depth(self, time, depth, steady, iops=2000, lat_us=4180, probe=False):
+        """FIOPS's message at a change of its dispatch depth."""
+        return self.msg(time, depth_text(depth, steady, iops, lat_us, probe))
+
     def io(self, pid, sector, sectors, queued, completed, rwbs="R"):
         """A bio that becomes a request of its own: Q G I D C."""
         for action, time, who, comm in (("Q", queued, pid, "fio"), ("G", queued, pid, "fio"),
@@ -49,6 +53,11 @@ def dispatch_text(pid, cls, level, cost, vios, min_vios, queued, sector, sectors
     return ("fiops dispatch pid=%d %s/%d cost=%d vios=%d min=%d q=%d "
             "%d+%d" % (pid, cls, level, cost, vios, min_vios, queued,
                                          sector, sectors))
+
+
+def depth_text(depth, steady, iops, lat_us, probe=False):
+    return "fiops depth %d steady=%d iops=%d lat=%dus%s" % (depth, steady, iops, lat_us,
+                                                           " probe" if probe else "")
 
 
 # struct blk_io_trace, and the action and category bits of blktrace_api.h.

@@ -46,6 +46,10 @@ class FieldsTest(unittest.TestCase):
         self.assertIsNotNone(self.fields["fiops_trace"])
         self.assertEqual(undocumented(self.fields["fiops_trace"]), [])
 
+    def test_fiops_depth_keys(self):
+        self.assertIsNotNone(self.fields["fiops_depth"])
+        self.assertEqual(undocumented(self.fields["fiops_depth"]), [])
+
     def test_tasks_csv_columns(self):
         table = section("Reading summary.json").split("| tasks.csv column | what |")[1]
         missing = [c for c in analyze.TASK_COLUMNS if "`%s`" % c not in table]

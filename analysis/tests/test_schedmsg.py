@@ -187,8 +187,9 @@ if __name__ == "__main__":
 def run_folder(folder, scheduler):
     """A run folder as bench leaves it, with a binary trace for blkparse:
     jobs a and b (pids 101, 102) every 100 ms and 200 ms for 3.5 s, each
-    request logged by FIOPS, and a flusher (pid 50) whose two bios make one
-    command."""
+    request logged by FIOPS, a flusher (pid 50) whose two bios make one
+    command, and FIOPS's depth: a probe, 2 from 0.002 s, a trial of 3 at
+    1 s, and 4 from 2.6 s to the trace's end."""
     events = [(0, 101, "comm", "fio"), (0, 102, "comm", "fio"), (0, 50, "comm", "kworker/u4:1")]
     for pid, period, base in ((101, 0.1, 1000), (102, 0.2, 50000)):
         count = int(3.5 / period)
@@ -202,6 +203,10 @@ def run_folder(folder, scheduler):
                (1500000002, 50, "M", 90008, 8),
                (1500000003, 7, "msg", blk.dispatch_text(50, "be", 4, 3072, 3072, 0, 0, 90000, 16)),
                (1500000004, 7, "D", 90000, 16), (1500000005, 0, "C", 90000, 16)]
+    events += [(ns, 0, "msg", blk.depth_text(*values)) for ns, values in (
+        (1000000, (1, 256, 0, 0, True)), (2000000, (2, 2, 10, 300)),
+        (1000000000, (3, 2, 10, 300)), (1050000000, (2, 2, 10, 300)),
+        (2600000000, (4, 4, 12, 280)))]
     step = os.path.join(folder, "guest", "main")
     os.makedirs(step)
     with open(os.path.join(step, "nvme0n1.blktrace.0"), "wb") as f:
@@ -256,6 +261,18 @@ class RunTest(unittest.TestCase):
             data = pd.read_csv(os.path.join(folder, "vios.dat"), sep="\t")
             self.assertEqual(sorted(data["label"].unique()),
                              ["a (101)", "b (102)", "kworker/u4:1 (50)"])
+            with open(os.path.join(folder, "depth.png"), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_fiops_depth(self):
+        _, summary, _ = self.analyse("fiops")
+        depth = summary["fiops_depth"]
+        self.assertEqual((depth["changes"], depth["probes"], depth["trials"],
+                          depth["malformed"]), (5, 1, 1, 0))
+        # The measured window is 1 s to 3 s: 2 holds for 1.6 s of it (the
+        # trial does not change the steady depth), 4 for the last 0.4 s.
+        self.assertEqual((depth["steady_median"], depth["steady_last"], depth["depth_max"]),
+                         (2, 4, 4))
 
     def test_own_policies(self):
         _, summary, tasks = self.analyse("mq-deadline")
@@ -287,12 +304,15 @@ class RunTest(unittest.TestCase):
             offset += len(event)
         with open(step, "wb") as f:
             f.write(b"".join(kept))
-        for name in ("vios.png", "vios.dat", "vios.gp"):
-            if os.path.exists(os.path.join(folder, name)):
-                os.remove(os.path.join(folder, name))
+        for name in ("vios", "depth"):
+            for suffix in (".png", ".dat", ".gp"):
+                if os.path.exists(os.path.join(folder, name + suffix)):
+                    os.remove(os.path.join(folder, name + suffix))
         fields, table, series = analyze.compute(folder)
         analyze.write(folder, "main", fields, table, series)
         self.assertIsNone(fields["fiops_trace"])
+        self.assertIsNone(fields["fiops_depth"])
         self.assertEqual(fields["trace"]["messages"], 0)
         self.assertTrue(table["fiops_dispatches"].isna().all())
         self.assertFalse(os.path.exists(os.path.join(folder, "vios.png")))
+        self.assertFalse(os.path.exists(os.path.join(folder, "depth.png")))

@@ -1,0 +1,86 @@
+"""FIOPS's dispatch-depth messages in the blktrace: the depth over time.
+
+With depth_control on (patch 11), the FIOPS kernel logs one blktrace
+message at every change of the number of requests it lets into the driver:
+
+    fiops depth 10 steady=10 iops=2000 lat=4180us
+    fiops depth 1 steady=10 iops=2000 lat=4180us probe
+
+depth is the limit now in effect, steady the limit outside trials and
+probes, iops the controller's iops_max and lat its lat_min in
+microseconds.  " probe" marks a probe of lat_min (depth 1 until two
+requests complete alone); a message whose depth differs from steady
+without it is a trial of another depth for one window.  Times are the
+trace's, as for the dispatch messages (analysis/schedmsg.py).  Kernels
+from before the steady= field log lines that count as malformed here.
+"""
+
+import numpy as np
+import pandas as pd
+
+from analysis import schedmsg
+
+DEPTH = (r"^fiops\s+depth\s+(?P<depth>\d+)\s+steady=(?P<steady>\d+)\s+iops=(?P<iops>\d+)"
+         r"\s+lat=(?P<lat_us>\d+)us(?P<probe>(?:\s+probe)?)\s*$")
+NUMBERS = ["depth", "steady", "iops", "lat_us"]
+COLUMNS = ["time"] + NUMBERS + ["probe", "trial"]
+
+
+def parse(messages):
+    """trace.parse_messages() rows -> (changes DataFrame in COLUMNS, number
+    of "fiops depth" messages that did not parse)."""
+    rows, malformed = schedmsg.extract(messages, DEPTH, r"fiops\s+depth\b")
+    for name in NUMBERS:
+        rows[name] = rows[name].astype(np.int64)
+    rows["probe"] = rows["probe"] != ""
+    rows["trial"] = (rows["depth"] != rows["steady"]) & ~rows["probe"]
+    return rows[COLUMNS], malformed
+
+
+def held(changes, window, trace_end):
+    """Seconds inside window (start, end) during which each message's values
+    were in effect: until the next message, the last one until trace_end."""
+    times = changes["time"].to_numpy()
+    until = np.append(times[1:], max(trace_end, times[-1]))
+    return np.clip(np.minimum(until, window[1]) - np.maximum(times, window[0]), 0, None)
+
+
+def weighted_median(values, weights):
+    """The smallest value that holds at least half of the weight; None
+    when nothing has weight."""
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    if not len(cumulative) or cumulative[-1] <= 0:
+        return None
+    return int(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def summarize(changes, malformed, window, trace_end):
+    """summary.json's fiops_depth; None without any depth message.  The
+    steady depth's median weighs each value by its time inside the
+    measured window, so the start-up depth and a short trial count little."""
+    if changes.empty and not malformed:
+        return None
+    fields = {"changes": len(changes), "probes": int(changes["probe"].sum()),
+              "trials": int(changes["trial"].sum()), "malformed": malformed,
+              "steady_median": None, "steady_last": None, "depth_min": None,
+              "depth_max": None, "iops_last": None, "lat_us_last": None}
+    if changes.empty:
+        return fields
+    last = changes.iloc[-1]
+    fields.update(
+        steady_median=weighted_median(changes["steady"].to_numpy(),
+                                      held(changes, window, trace_end)),
+        steady_last=int(last["steady"]), depth_min=int(changes["depth"].min()),
+        depth_max=int(changes["depth"].max()), iops_last=int(last["iops"]),
+        lat_us_last=int(last["lat_us"]))
+    return fields
+
+
+def depth_table(changes, trace_end):
+    """The depth plot's data: one row per message, and the last values once
+    more at trace_end, so that the steps reach the end of the trace."""
+    end = changes.iloc[[-1]].assign(time=max(trace_end, changes["time"].iloc[-1]),
+                                     probe=False, trial=False)
+    table = pd.concat([changes, end], ignore_index=True)
+    return table.astype({"probe": int, "trial": int})
