@@ -156,6 +156,35 @@ class FiopsTest(GuestTest):
         self.assertIn("refused the tunables write_scale=101", out.stderr)
 
 
+class DepthControlTest(GuestTest):
+    """At 1023 device tags the dispatch-depth control decides depth-asym's
+    shares; with depth_control=0 the device's own queue does, as before
+    the control existed."""
+
+    def test_control_on_and_off(self):
+        out, boot = bench(self.results, SCHED="fiops fiops:depth_control=0",
+                          WORKLOAD="depth-asym", DEPTH=1023, RUNTIME=8, CAL_RUNTIME=2,
+                          RAMP=2)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        shares = {}
+        for run in ("fiops", "fiops_depth_control=0"):
+            summ = load(os.path.join(boot, run), "summary.json")
+            self.assertTrue(summ["valid"], summ)
+            shares[run] = {t["name"]: t["share"] for t in summ["tasks"]}
+            with open(os.path.join(boot, run, "guest", "main", "sched_debugfs.txt")) as f:
+                shares[run]["debugfs"] = f.read()
+        on, off = shares["fiops"], shares["fiops_depth_control=0"]
+        # The deepest reader's share follows its 32 of 37 requests in
+        # flight without the control (0.86 measured), a third with it.
+        self.assertLess(on["qd32"], 0.45, on)
+        self.assertGreater(on["qd1"], 0.2, on)
+        self.assertGreater(off["qd32"], 0.7, off)
+        self.assertLess(off["qd1"], 0.06, off)
+        self.assertRegex(on["debugfs"], r"== depth\ndepth=[1-9] steady=")
+        self.assertEqual(load(os.path.join(boot, "fiops_depth_control=0"),
+                              "meta.json")["tunables"]["depth_control"], "0")
+
+
 class NonrotDefaultTest(GuestTest):
     """fiops_nonrot=1 gives the NVMe devices fiops before init touches them."""
 
