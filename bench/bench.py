@@ -200,7 +200,7 @@ def backend(device, image, p):
     return qemu.file_backend(image)
 
 
-def disk_args(p, disks, twin="nvme"):
+def disk_args(p, disks, twin=params_mod.FILE_DEVICE):
     """The measured device (DEVICE), throttled, and its twin, which is not.
 
     The twin's calibration measures what the guest can do without a
@@ -215,7 +215,7 @@ def disk_args(p, disks, twin="nvme"):
                            p["IOQPAIRS"])]
 
 
-def boot(run_dir, p, meta, steps, twin="nvme"):
+def boot(run_dir, p, meta, steps, twin=params_mod.FILE_DEVICE):
     """Boot once and run the plan; twin is the unthrottled device (disk_args)."""
     disk_dir, disks = make_disks(os.path.basename(run_dir))
     try:

@@ -54,7 +54,7 @@ def run_variant(top_dir, overrides, scheds, depth_env):
     return row
 
 
-def boot_and_collect(run_dir, p, meta, steps, twin="nvme"):
+def boot_and_collect(run_dir, p, meta, steps, twin=params_mod.FILE_DEVICE):
     """Boot once to run steps; return ({step: total IOPS}, {step: why it
     failed}), a step named by its folder under guest/.  twin: bench.boot's."""
     names = [s[0][len("guest/"):] for s in steps]
@@ -91,7 +91,7 @@ def main():
     for r in rows:
         label = " ".join("%s=%s" % kv for kv in sorted(r["variant"].items()))
         label += " DEPTH=%d" % r["depth"]
-        if r["device"] != "nvme":
+        if r["device"] != params_mod.FILE_DEVICE:
             label += " DEVICE=%s LATENCY_US=%d" % (r["device"], r["latency_us"] or 0)
         cells = ("%12.0f" % r["ceilings"][s] if s in r["ceilings"] else "%12s" % "failed"
                  for s in scheds)

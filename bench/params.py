@@ -15,8 +15,9 @@ SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "fiops")
 # The measured device: the throttled NVMe device on a raw image file, or on
 # QEMU's null-co driver, which stores nothing and answers each request
 # after LATENCY_US (bench/qemu.py null_backend).
-DEVICES = ("nvme", "nvme-null")
+FILE_DEVICE = "nvme"
 NULL_DEVICE = "nvme-null"
+DEVICES = (FILE_DEVICE, NULL_DEVICE)
 ALIASES = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 
 # name: (default, description).  "auto" values are derived in bench.py.
@@ -28,7 +29,7 @@ DEFAULTS = {
     "BPS": ("0", "QEMU bytes/s throttle on the measured device (bps-total); 0 = off"),
     "IOPS_SIZE": ("0", "QEMU iops-size: a request of S > IOPS_SIZE bytes counts as "
                   "S/IOPS_SIZE I/Os against IOPS; 0 = off"),
-    "DEVICE": ("nvme", "measured device: nvme (raw image file) or nvme-null (QEMU's "
+    "DEVICE": (FILE_DEVICE, "measured device: nvme (raw image file) or nvme-null (QEMU's "
                "null-co: writes discarded, reads zeroes, LATENCY_US per request)"),
     "LATENCY_US": ("0", "microseconds nvme-null takes for every request (latency-ns); "
                    "0 = none"),
