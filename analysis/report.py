@@ -26,17 +26,10 @@ import sys
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis import analyze, devcost, metrics, plots
 
-# Two-sided 95% Student t critical values by degrees of freedom; between
-# rows the smaller df's value is used (a slightly wider interval).
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-       8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
-       15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080,
-       22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-       29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
-Z95 = 1.960
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
 GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "device_cost"]
@@ -54,9 +47,8 @@ UNSCHEDULED = ("none does not schedule: requests reach the device in the order t
 
 
 def t95(df):
-    if df > max(T95):
-        return Z95
-    return T95[max(k for k in T95 if k <= df)]
+    """Two-sided 95% Student t critical value for df degrees of freedom."""
+    return float(stats.t.ppf(0.975, df))
 
 
 def mean_ci(values):

@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="linux-source-6.1 gcc make libc6-dev flex bison bc libelf-dev
 libssl-dev cpio xz-utils qemu-system-x86 fio blktrace gnuplot-nox
-python3 python3-pandas busybox-static"
+python3 python3-pandas python3-scipy busybox-static"
 
 missing=""
 for p in $PACKAGES; do
