@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'deep-knee-iops-none.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'deep-knee, none: IOPS per second (run first/20261203T153808Z-none+mq-deadline+bfq+kyber+fiops-deep-knee/none)'
+set title 'deep-knee, none: IOPS per second (run 20261203T184524Z-none+mq-deadline+bfq+kyber+fiops-deep-knee/none)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

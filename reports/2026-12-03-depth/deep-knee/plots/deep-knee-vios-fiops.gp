@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'deep-knee-vios-fiops.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'deep-knee, fiops: FIOPS vios per task (run first/20261203T153808Z-none+mq-deadline+bfq+kyber+fiops-deep-knee/fiops)'
+set title 'deep-knee, fiops: FIOPS vios per task (run 20261203T184524Z-none+mq-deadline+bfq+kyber+fiops-deep-knee/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,14 +10,14 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'deep-knee-vios-fiops.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd8 (729)', \
-     NaN with points pt 7 lc 2 title 'qd16 (730)', \
-     NaN with points pt 7 lc 3 title 'qd64 (731)'
+     NaN with points pt 7 lc 1 title 'qd8 (746)', \
+     NaN with points pt 7 lc 2 title 'qd16 (747)', \
+     NaN with points pt 7 lc 3 title 'qd64 (748)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'deep-knee-vios-fiops.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd8 (729)', \
-     NaN with points pt 7 lc 2 title 'qd16 (730)', \
-     NaN with points pt 7 lc 3 title 'qd64 (731)'
+     NaN with points pt 7 lc 1 title 'qd8 (746)', \
+     NaN with points pt 7 lc 2 title 'qd16 (747)', \
+     NaN with points pt 7 lc 3 title 'qd64 (748)'
 unset multiplot

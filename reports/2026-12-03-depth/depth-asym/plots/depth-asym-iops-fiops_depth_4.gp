@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'depth-asym-iops-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'depth-asym, fiops depth 4: IOPS per second (run 20261203T151754Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/fiops)'
+set title 'depth-asym, fiops depth 4: IOPS per second (run 20261203T181900Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'depth-asym-iops-mq-deadline_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'depth-asym, mq-deadline depth 1023: IOPS per second (run 20261203T152223Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/mq-deadline)'
+set title 'depth-asym, mq-deadline depth 1023: IOPS per second (run 20261203T182318Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/mq-deadline)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'depth-asym-iops-mq-deadline_depth_32.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'depth-asym, mq-deadline depth 32: IOPS per second (run 20261203T152009Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/mq-deadline)'
+set title 'depth-asym, mq-deadline depth 32: IOPS per second (run 20261203T182107Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/mq-deadline)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

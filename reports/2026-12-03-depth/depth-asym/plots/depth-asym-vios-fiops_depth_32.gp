@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'depth-asym-vios-fiops_depth_32.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'depth-asym, fiops depth 32: FIOPS vios per task (run 20261203T152009Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/fiops)'
+set title 'depth-asym, fiops depth 32: FIOPS vios per task (run 20261203T182107Z-none+mq-deadline+bfq+kyber+fiops-depth-asym/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,14 +10,14 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'depth-asym-vios-fiops_depth_32.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd1 (739)', \
-     NaN with points pt 7 lc 2 title 'qd4 (740)', \
-     NaN with points pt 7 lc 3 title 'qd32 (741)'
+     NaN with points pt 7 lc 1 title 'qd1 (737)', \
+     NaN with points pt 7 lc 2 title 'qd4 (738)', \
+     NaN with points pt 7 lc 3 title 'qd32 (739)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'depth-asym-vios-fiops_depth_32.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd1 (739)', \
-     NaN with points pt 7 lc 2 title 'qd4 (740)', \
-     NaN with points pt 7 lc 3 title 'qd32 (741)'
+     NaN with points pt 7 lc 1 title 'qd1 (737)', \
+     NaN with points pt 7 lc 2 title 'qd4 (738)', \
+     NaN with points pt 7 lc 3 title 'qd32 (739)'
 unset multiplot

@@ -13,16 +13,16 @@ set xlabel 'device depth (nvme.io_queue_depth)'
 set key inside top right
 set yrange [0:1.05]
 set ylabel 'share of the jobs'' IOPS'
-set title 'fiops'
+set title 'none'
 plot for [i=0:1] 'qd4-qd512-depth-p1.dat' using 1:(column(2+2*i)):(column(3+2*i)) with yerrorlines pt 7 lc (i+1) title columnheader(2+2*i)
 unset key
-set title 'fiops_tag_share=0'
+set title 'fiops'
 plot for [i=0:1] 'qd4-qd512-depth-p2.dat' using 1:(column(2+2*i)):(column(3+2*i)) with yerrorlines pt 7 lc (i+1) title columnheader(2+2*i)
 unset key
 set yrange [0:1.2<*]
 set ylabel 'work conservation'
-set title 'fiops: work conservation'
+set title 'none: work conservation'
 plot 'qd4-qd512-depth-wc.dat' using 1:2:3 with yerrorlines pt 7 lc rgb 'black' notitle
-set title 'fiops_tag_share=0: work conservation'
+set title 'fiops: work conservation'
 plot 'qd4-qd512-depth-wc.dat' using 1:4:5 with yerrorlines pt 7 lc rgb 'black' notitle
 unset multiplot

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'qd4-qd512-iops-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'qd4-qd512, fiops depth 4: IOPS per second (run 20261203T154949Z-fiops+fiops_tag_share=0-qd4-qd512/fiops)'
+set title 'qd4-qd512, fiops depth 4: IOPS per second (run 20261203T180453Z-fiops+none-qd4-qd512/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

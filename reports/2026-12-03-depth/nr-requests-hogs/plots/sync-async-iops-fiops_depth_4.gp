@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'sync-async-iops-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'sync-async, fiops depth 4: IOPS per second (run 20261203T155049Z-fiops+fiops_tag_share=0-sync-async/fiops)'
+set title 'sync-async, fiops depth 4: IOPS per second (run 20261203T180549Z-fiops+none-sync-async/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'sync-async-vios-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'sync-async, fiops depth 1023: FIOPS vios per task (run 20261203T155324Z-fiops+fiops_tag_share=0-sync-async/fiops)'
+set title 'sync-async, fiops depth 1023: FIOPS vios per task (run 20261203T180811Z-fiops+none-sync-async/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,14 +10,14 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'sync-async-vios-fiops_depth_1023.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (187)', \
-     NaN with points pt 7 lc 2 title 'r2 (188)', \
-     NaN with points pt 7 lc 3 title 'kworker/u4:3 (35)'
+     NaN with points pt 7 lc 1 title 'r1 (188)', \
+     NaN with points pt 7 lc 2 title 'r2 (189)', \
+     NaN with points pt 7 lc 3 title 'kworker/u4:2 (31)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'sync-async-vios-fiops_depth_1023.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (187)', \
-     NaN with points pt 7 lc 2 title 'r2 (188)', \
-     NaN with points pt 7 lc 3 title 'kworker/u4:3 (35)'
+     NaN with points pt 7 lc 1 title 'r1 (188)', \
+     NaN with points pt 7 lc 2 title 'r2 (189)', \
+     NaN with points pt 7 lc 3 title 'kworker/u4:2 (31)'
 unset multiplot

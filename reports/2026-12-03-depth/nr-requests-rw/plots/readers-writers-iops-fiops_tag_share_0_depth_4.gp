@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'readers-writers-iops-fiops_tag_share_0_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops_tag_share=0 depth 4: IOPS per second (run first/20261203T154543Z-fiops+fiops_tag_share=0-readers-writers/fiops_tag_share=0)'
+set title 'readers-writers, fiops_tag_share=0 depth 4: IOPS per second (run extra/20261203T185036Z-fiops+fiops_tag_share=0-readers-writers/fiops_tag_share=0)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

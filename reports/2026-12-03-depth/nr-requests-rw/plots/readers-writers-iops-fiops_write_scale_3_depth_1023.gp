@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'readers-writers-iops-fiops_write_scale_3_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops write_scale=3 depth 1023: IOPS per second (run first/20261203T154645Z-fiops+fiops_tag_share=0-readers-writers/fiops)'
+set title 'readers-writers, fiops write_scale=3 depth 1023: IOPS per second (run first/20261203T175959Z-fiops+fiops_tag_share=0-readers-writers/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

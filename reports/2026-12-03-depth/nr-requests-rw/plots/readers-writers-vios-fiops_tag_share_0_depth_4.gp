@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'readers-writers-vios-fiops_tag_share_0_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops_tag_share=0 depth 4: FIOPS vios per task (run first/20261203T154543Z-fiops+fiops_tag_share=0-readers-writers/fiops_tag_share=0)'
+set title 'readers-writers, fiops_tag_share=0 depth 4: FIOPS vios per task (run extra/20261203T185036Z-fiops+fiops_tag_share=0-readers-writers/fiops_tag_share=0)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,16 +10,16 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'readers-writers-vios-fiops_tag_share_0_depth_4.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (366)', \
-     NaN with points pt 7 lc 2 title 'r2 (367)', \
-     NaN with points pt 7 lc 3 title 'w1 (368)', \
-     NaN with points pt 7 lc 4 title 'w2 (369)'
+     NaN with points pt 7 lc 1 title 'r1 (368)', \
+     NaN with points pt 7 lc 2 title 'r2 (369)', \
+     NaN with points pt 7 lc 3 title 'w1 (370)', \
+     NaN with points pt 7 lc 4 title 'w2 (371)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'readers-writers-vios-fiops_tag_share_0_depth_4.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (366)', \
-     NaN with points pt 7 lc 2 title 'r2 (367)', \
-     NaN with points pt 7 lc 3 title 'w1 (368)', \
-     NaN with points pt 7 lc 4 title 'w2 (369)'
+     NaN with points pt 7 lc 1 title 'r1 (368)', \
+     NaN with points pt 7 lc 2 title 'r2 (369)', \
+     NaN with points pt 7 lc 3 title 'w1 (370)', \
+     NaN with points pt 7 lc 4 title 'w2 (371)'
 unset multiplot

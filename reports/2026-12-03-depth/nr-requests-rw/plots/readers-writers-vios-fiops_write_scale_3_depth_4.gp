@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'readers-writers-vios-fiops_write_scale_3_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops write_scale=3 depth 4: FIOPS vios per task (run first/20261203T154543Z-fiops+fiops_tag_share=0-readers-writers/fiops)'
+set title 'readers-writers, fiops write_scale=3 depth 4: FIOPS vios per task (run extra/20261203T185036Z-fiops+fiops_tag_share=0-readers-writers/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,16 +10,16 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'readers-writers-vios-fiops_write_scale_3_depth_4.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (193)', \
-     NaN with points pt 7 lc 2 title 'r2 (194)', \
-     NaN with points pt 7 lc 3 title 'w1 (195)', \
-     NaN with points pt 7 lc 4 title 'w2 (196)'
+     NaN with points pt 7 lc 1 title 'r1 (192)', \
+     NaN with points pt 7 lc 2 title 'r2 (193)', \
+     NaN with points pt 7 lc 3 title 'w1 (194)', \
+     NaN with points pt 7 lc 4 title 'w2 (195)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'readers-writers-vios-fiops_write_scale_3_depth_4.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (193)', \
-     NaN with points pt 7 lc 2 title 'r2 (194)', \
-     NaN with points pt 7 lc 3 title 'w1 (195)', \
-     NaN with points pt 7 lc 4 title 'w2 (196)'
+     NaN with points pt 7 lc 1 title 'r1 (192)', \
+     NaN with points pt 7 lc 2 title 'r2 (193)', \
+     NaN with points pt 7 lc 3 title 'w1 (194)', \
+     NaN with points pt 7 lc 4 title 'w2 (195)'
 unset multiplot

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'equal-readers-iops-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'equal-readers, fiops depth 1023: IOPS per second (run 20261203T155912Z-none+fiops-equal-readers/fiops)'
+set title 'equal-readers, fiops depth 1023: IOPS per second (run 20261203T184138Z-none+fiops-equal-readers/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

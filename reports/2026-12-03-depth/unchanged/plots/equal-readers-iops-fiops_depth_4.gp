@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'equal-readers-iops-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'equal-readers, fiops depth 4: IOPS per second (run 20261203T155508Z-none+fiops-equal-readers/fiops)'
+set title 'equal-readers, fiops depth 4: IOPS per second (run 20261203T183805Z-none+fiops-equal-readers/fiops)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

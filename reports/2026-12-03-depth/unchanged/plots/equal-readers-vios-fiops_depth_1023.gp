@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'equal-readers-vios-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'equal-readers, fiops depth 1023: FIOPS vios per task (run 20261203T155912Z-none+fiops-equal-readers/fiops)'
+set title 'equal-readers, fiops depth 1023: FIOPS vios per task (run 20261203T184138Z-none+fiops-equal-readers/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,16 +10,16 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'equal-readers-vios-fiops_depth_1023.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (279)', \
-     NaN with points pt 7 lc 2 title 'r2 (280)', \
-     NaN with points pt 7 lc 3 title 'r3 (281)', \
-     NaN with points pt 7 lc 4 title 'r4 (282)'
+     NaN with points pt 7 lc 1 title 'r1 (280)', \
+     NaN with points pt 7 lc 2 title 'r2 (281)', \
+     NaN with points pt 7 lc 3 title 'r3 (282)', \
+     NaN with points pt 7 lc 4 title 'r4 (283)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'equal-readers-vios-fiops_depth_1023.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (279)', \
-     NaN with points pt 7 lc 2 title 'r2 (280)', \
-     NaN with points pt 7 lc 3 title 'r3 (281)', \
-     NaN with points pt 7 lc 4 title 'r4 (282)'
+     NaN with points pt 7 lc 1 title 'r1 (280)', \
+     NaN with points pt 7 lc 2 title 'r2 (281)', \
+     NaN with points pt 7 lc 3 title 'r3 (282)', \
+     NaN with points pt 7 lc 4 title 'r4 (283)'
 unset multiplot

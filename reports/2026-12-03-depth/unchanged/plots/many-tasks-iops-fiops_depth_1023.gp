@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'many-tasks-iops-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'many-tasks, fiops depth 1023: IOPS per second (run 20261203T160114Z-none+fiops-many-tasks/fiops)'
+set title 'many-tasks, fiops depth 1023: IOPS per second (run 20261203T184333Z-none+fiops-many-tasks/fiops)'
 set grid ytics
 set key outside right top
 set key off

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'many-tasks-iops-none_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'many-tasks, none depth 4: IOPS per second (run 20261203T155707Z-none+fiops-many-tasks/none)'
+set title 'many-tasks, none depth 4: IOPS per second (run 20261203T183951Z-none+fiops-many-tasks/none)'
 set grid ytics
 set key outside right top
 set key off

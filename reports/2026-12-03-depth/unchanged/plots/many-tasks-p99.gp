@@ -11,4 +11,4 @@ set style fill solid 0.85 border -1
 set ylabel 'p99 Q2C latency (ms)'
 set yrange [0:*]
 set xtics rotate by -45
-plot for [k=0:2] 'many-tasks-p99.dat' using (column(2+2*k)):(column(3+2*k)):xtic(1) title columnheader(2+2*k)
+plot for [k=0:3] 'many-tasks-p99.dat' using (column(2+2*k)):(column(3+2*k)):xtic(1) title columnheader(2+2*k)

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'many-tasks-vios-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'many-tasks, fiops depth 1023: FIOPS vios per task (run 20261203T160114Z-none+fiops-many-tasks/fiops)'
+set title 'many-tasks, fiops depth 1023: FIOPS vios per task (run 20261203T184333Z-none+fiops-many-tasks/fiops)'
 set grid ytics
 set key outside right top
 set key off
@@ -11,16 +11,16 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'many-tasks-vios-fiops_depth_1023.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 't.0 (357)', \
-     NaN with points pt 7 lc 2 title 't.1 (358)', \
-     NaN with points pt 7 lc 3 title 't.2 (359)', \
-     NaN with points pt 7 lc 4 title 't.3 (360)', \
-     NaN with points pt 7 lc 5 title 't.4 (361)', \
-     NaN with points pt 7 lc 6 title 't.5 (362)', \
-     NaN with points pt 7 lc 7 title 't.6 (363)', \
-     NaN with points pt 7 lc 8 title 't.7 (364)', \
-     NaN with points pt 7 lc 9 title 't.8 (365)', \
-     NaN with points pt 7 lc 10 title 't.9 (366)', \
+     NaN with points pt 7 lc 1 title 't.0 (358)', \
+     NaN with points pt 7 lc 2 title 't.1 (359)', \
+     NaN with points pt 7 lc 3 title 't.2 (360)', \
+     NaN with points pt 7 lc 4 title 't.3 (361)', \
+     NaN with points pt 7 lc 5 title 't.4 (362)', \
+     NaN with points pt 7 lc 6 title 't.5 (363)', \
+     NaN with points pt 7 lc 7 title 't.6 (364)', \
+     NaN with points pt 7 lc 8 title 't.7 (365)', \
+     NaN with points pt 7 lc 9 title 't.8 (366)', \
+     NaN with points pt 7 lc 10 title 't.9 (367)', \
      NaN with points pt 7 lc 11 title 't.10 (368)', \
      NaN with points pt 7 lc 12 title 't.11 (369)', \
      NaN with points pt 7 lc 13 title 't.12 (370)', \
@@ -47,16 +47,16 @@ set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'many-tasks-vios-fiops_depth_1023.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 't.0 (357)', \
-     NaN with points pt 7 lc 2 title 't.1 (358)', \
-     NaN with points pt 7 lc 3 title 't.2 (359)', \
-     NaN with points pt 7 lc 4 title 't.3 (360)', \
-     NaN with points pt 7 lc 5 title 't.4 (361)', \
-     NaN with points pt 7 lc 6 title 't.5 (362)', \
-     NaN with points pt 7 lc 7 title 't.6 (363)', \
-     NaN with points pt 7 lc 8 title 't.7 (364)', \
-     NaN with points pt 7 lc 9 title 't.8 (365)', \
-     NaN with points pt 7 lc 10 title 't.9 (366)', \
+     NaN with points pt 7 lc 1 title 't.0 (358)', \
+     NaN with points pt 7 lc 2 title 't.1 (359)', \
+     NaN with points pt 7 lc 3 title 't.2 (360)', \
+     NaN with points pt 7 lc 4 title 't.3 (361)', \
+     NaN with points pt 7 lc 5 title 't.4 (362)', \
+     NaN with points pt 7 lc 6 title 't.5 (363)', \
+     NaN with points pt 7 lc 7 title 't.6 (364)', \
+     NaN with points pt 7 lc 8 title 't.7 (365)', \
+     NaN with points pt 7 lc 9 title 't.8 (366)', \
+     NaN with points pt 7 lc 10 title 't.9 (367)', \
      NaN with points pt 7 lc 11 title 't.10 (368)', \
      NaN with points pt 7 lc 12 title 't.11 (369)', \
      NaN with points pt 7 lc 13 title 't.12 (370)', \

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'qd4-qd16-vios-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'qd4-qd16, fiops depth 4: FIOPS vios per task (run 20261203T155814Z-none+fiops-qd4-qd16/fiops)'
+set title 'qd4-qd16, fiops depth 4: FIOPS vios per task (run 20261203T184045Z-none+fiops-qd4-qd16/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,12 +10,12 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'qd4-qd16-vios-fiops_depth_4.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd4 (275)', \
-     NaN with points pt 7 lc 2 title 'qd16 (276)'
+     NaN with points pt 7 lc 1 title 'qd4 (276)', \
+     NaN with points pt 7 lc 2 title 'qd16 (277)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'qd4-qd16-vios-fiops_depth_4.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'qd4 (275)', \
-     NaN with points pt 7 lc 2 title 'qd16 (276)'
+     NaN with points pt 7 lc 1 title 'qd4 (276)', \
+     NaN with points pt 7 lc 2 title 'qd16 (277)'
 unset multiplot

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'readers-writers-iops-none_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, none depth 1023: IOPS per second (run 20261203T160013Z-none+fiops-readers-writers/none)'
+set title 'readers-writers, none depth 1023: IOPS per second (run 20261203T184235Z-none+fiops-readers-writers/none)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,500 noenhanced font ",10"
 set output 'readers-writers-iops-none_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, none depth 4: IOPS per second (run 20261203T155607Z-none+fiops-readers-writers/none)'
+set title 'readers-writers, none depth 4: IOPS per second (run 20261203T183857Z-none+fiops-readers-writers/none)'
 set grid ytics
 set key outside right top
 set xlabel 'second of the measured window'

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'readers-writers-vios-fiops_depth_1023.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops depth 1023: FIOPS vios per task (run 20261203T160013Z-none+fiops-readers-writers/fiops)'
+set title 'readers-writers, fiops depth 1023: FIOPS vios per task (run 20261203T184235Z-none+fiops-readers-writers/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1

@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 noenhanced font ",10"
 set output 'readers-writers-vios-fiops_depth_4.png'
 set datafile separator "\t"
 set datafile missing "NaN"
-set title 'readers-writers, fiops depth 4: FIOPS vios per task (run 20261203T155607Z-none+fiops-readers-writers/fiops)'
+set title 'readers-writers, fiops depth 4: FIOPS vios per task (run 20261203T183857Z-none+fiops-readers-writers/fiops)'
 set grid ytics
 set key outside right top
 set multiplot layout 2,1
@@ -10,16 +10,16 @@ set xlabel 'trace time (s)'
 set ylabel 'vios after the charge'
 set format y '%.1s%c'
 plot 'readers-writers-vios-fiops_depth_4.dat' using 1:8:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (281)', \
-     NaN with points pt 7 lc 2 title 'r2 (282)', \
-     NaN with points pt 7 lc 3 title 'w1 (283)', \
-     NaN with points pt 7 lc 4 title 'w2 (284)'
+     NaN with points pt 7 lc 1 title 'r1 (282)', \
+     NaN with points pt 7 lc 2 title 'r2 (283)', \
+     NaN with points pt 7 lc 3 title 'w1 (284)', \
+     NaN with points pt 7 lc 4 title 'w2 (285)'
 set title 'lead: vios - min_vios of its class, after the charge'
 set ylabel 'lead'
 set format y '%g'
 plot 'readers-writers-vios-fiops_depth_4.dat' using 1:10:($2+1) with points pt 7 ps 0.3 lc variable notitle, \
-     NaN with points pt 7 lc 1 title 'r1 (281)', \
-     NaN with points pt 7 lc 2 title 'r2 (282)', \
-     NaN with points pt 7 lc 3 title 'w1 (283)', \
-     NaN with points pt 7 lc 4 title 'w2 (284)'
+     NaN with points pt 7 lc 1 title 'r1 (282)', \
+     NaN with points pt 7 lc 2 title 'r2 (283)', \
+     NaN with points pt 7 lc 3 title 'w1 (284)', \
+     NaN with points pt 7 lc 4 title 'w2 (285)'
 unset multiplot
