@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -38,6 +39,22 @@ DMESG_BAD = re.compile(r"WARNING:|BUG:|Oops|Call Trace|general protection|Kernel
 
 class RunError(Exception):
     """The run could not complete; the message is the one-line reason."""
+
+
+class Interrupted(RunError):
+    """SIGINT or SIGTERM arrived: the guest is killed, the runs marked failed."""
+
+
+# The first interrupt's reason; later signals are ignored, so that they
+# cannot break the writing of the failed runs' meta.json.
+interrupted = []
+
+
+def on_signal(signum, frame):
+    if interrupted:
+        return
+    interrupted.append("interrupted by %s" % signal.Signals(signum).name)
+    raise Interrupted(interrupted[0])
 
 
 def say(msg):
@@ -514,6 +531,8 @@ def main():
         boot_error = str(e)
     code = 0
     for run_p, run_dir in runs:
+        if interrupted:
+            boot_error = interrupted[0]
         code = max(code, finish_run(run_p, meta, run_dir, boot_dir, boot_error))
         if run_dir != boot_dir:
             say("%s run: %s" % (run_p["VARIANT"], run_dir))
@@ -523,10 +542,26 @@ def main():
         meta["end"] = utc_now().isoformat()
         write_json(os.path.join(boot_dir, "meta.json"), meta)
     print("run: " + boot_dir)
-    return code
+    return INTERRUPTED_EXIT if interrupted else code
+
+
+# The shell's exit status for a command killed by SIGINT.
+INTERRUPTED_EXIT = 130
+
+
+def main_interruptible():
+    """main() with SIGINT and SIGTERM marking the runs failed, not leaving
+    half-written folders or a guest behind."""
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        return main()
+    except Interrupted as e:
+        print("bench: %s" % e, file=sys.stderr)
+        return INTERRUPTED_EXIT
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--reanalyse"]:
         sys.exit(reanalyse(sys.argv[2:]) or 0)
-    sys.exit(main())
+    sys.exit(main_interruptible())

@@ -9,6 +9,7 @@ per cell, and each run folder is analysed from its blktrace.
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -79,16 +80,35 @@ def cell_env(env, cell):
     return full
 
 
+# The signal that stopped the matrix, and the bench.py running meanwhile.
+stopped = []
+running = []
+
+
+def on_signal(signum, frame):
+    """Pass SIGINT or SIGTERM on to the running bench.py, which kills its
+    guest and marks its runs failed; the matrix stops after it."""
+    if not stopped:
+        stopped.append(signal.Signals(signum).name)
+    for proc in running:
+        proc.send_signal(signal.SIGTERM)
+
+
 def run_cell(cell, out_dir, env):
     """One boot; returns (exit code, boot folder or None, bench's last stderr line)."""
     full = dict(cell_env(env, cell), RESULTS=out_dir)
-    out = subprocess.run([sys.executable, os.path.join(HERE, "bench.py")], env=full,
-                         capture_output=True, text=True)
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "bench.py")], env=full,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    running.append(proc)
+    try:
+        stdout, stderr = proc.communicate()
+    finally:
+        running.remove(proc)
     with open(os.path.join(out_dir, "bench.log"), "a") as f:
-        f.write(out.stdout + out.stderr)
-    lines = out.stdout.strip().splitlines()
+        f.write(stdout + stderr)
+    lines = stdout.strip().splitlines()
     boot = lines[-1][len("run: "):] if lines and lines[-1].startswith("run: ") else None
-    return out.returncode, boot, out.stderr.strip().splitlines()[-1:] or [""]
+    return proc.returncode, boot, stderr.strip().splitlines()[-1:] or [""]
 
 
 def eta(started, done, total):
@@ -109,7 +129,11 @@ def main():
     record = {"cells": cells, "env": {k: env[k] for k in params_mod.DEFAULTS if env.get(k)}}
     bench.write_json(os.path.join(out_dir, "compare.json"), record)
     started, worst = time.monotonic(), 0
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     for i, cell in enumerate(cells):
+        if stopped:
+            break
         t0 = time.monotonic()
         code, boot, last = run_cell(cell, out_dir, env)
         cell.update(exit=code, boot=os.path.basename(boot) if boot else None)
@@ -122,8 +146,13 @@ def main():
         if code:
             print("compare:   " + last[0], flush=True)
         bench.write_json(os.path.join(out_dir, "compare.json"), record)
+    if stopped:
+        record["interrupted"] = stopped[0]
+        bench.write_json(os.path.join(out_dir, "compare.json"), record)
+        print("compare: stopped by %s; the cells without an exit code did not run"
+              % stopped[0], file=sys.stderr)
     print("run: " + out_dir)
-    return worst
+    return bench.INTERRUPTED_EXIT if stopped else worst
 
 
 if __name__ == "__main__":

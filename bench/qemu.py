@@ -89,7 +89,8 @@ def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks):
 
 
 def run(cmd, timeout, log, console=None, progress=None):
-    """Run QEMU; return (returncode, elapsed, timed_out).  Kills on timeout.
+    """Run QEMU; return (returncode, elapsed, timed_out).  Kills on timeout,
+    and on any exception while it waits (an interrupt), which it re-raises.
 
     While it runs, every console line the guest init prints ("fiops: ...")
     is passed to progress, so that a long run shows where it is.
@@ -100,13 +101,19 @@ def run(cmd, timeout, log, console=None, progress=None):
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
         timed_out = False
-        while proc.poll() is None:
-            if time.monotonic() - start > timeout:
-                proc.kill()
-                timed_out = True
-                break
-            time.sleep(0.5)
-            seen = _report(console, seen, progress)
+        try:
+            while proc.poll() is None:
+                if time.monotonic() - start > timeout:
+                    proc.kill()
+                    timed_out = True
+                    break
+                time.sleep(0.5)
+                seen = _report(console, seen, progress)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): leave no guest behind.
+            proc.kill()
+            proc.wait()
+            raise
         rc = proc.wait()
     _report(console, seen, progress)
     return rc, time.monotonic() - start, timed_out

@@ -6,9 +6,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -690,6 +692,109 @@ class CliTest(unittest.TestCase):
         self.assertEqual(out.returncode, 1)
         self.assertIn("fiops is not in this kernel", out.stderr)
         self.assertEqual(runs, [])
+
+
+# A QEMU that answers --version, records its pid and never finishes.
+FAKE_QEMU = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "QEMU emulator version 0.0 (fake)"; exit 0; fi
+echo $$ > "$FAKE_QEMU_PID"
+exec sleep 300
+"""
+
+
+class InterruptTest(unittest.TestCase):
+    """Ctrl-C or SIGTERM while a guest runs: bench.py and compare.py kill
+    it, mark the runs failed and exit 130."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        top = self.tmp.name
+        build = os.path.join(top, "build")
+        boot = os.path.join(build, "linux", "arch", "x86", "boot")
+        os.makedirs(boot)
+        for name in (os.path.join(boot, "bzImage"), os.path.join(build, "initramfs.cpio")):
+            open(name, "w").close()
+        with open(os.path.join(build, "linux", ".config"), "w") as f:
+            f.write("CONFIG_MQ_IOSCHED_FIOPS=y\n")
+        with open(os.path.join(build, "kernel.json"), "w") as f:
+            json.dump({"release": "fake"}, f)
+        fake = os.path.join(top, "qemu")
+        with open(fake, "w") as f:
+            f.write(FAKE_QEMU)
+        os.chmod(fake, 0o755)
+        self.pidfile = os.path.join(top, "qemu.pid")
+        self.results = os.path.join(top, "results")
+        os.makedirs(self.results)
+        self.env = dict(os.environ, BUILD=build, RESULTS=self.results, QEMU=fake,
+                        FAKE_QEMU_PID=self.pidfile, ACCEL="tcg")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def interrupt(self, script, sig, **env):
+        """Start script, send sig once the fake guest runs; return the exit
+        code and the fake guest's pid."""
+        proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(HERE), script)],
+                                env=dict(self.env, **env), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                if os.path.exists(self.pidfile) and os.path.getsize(self.pidfile):
+                    break
+                time.sleep(0.1)
+            else:
+                self.fail("the fake guest never started")
+            with open(self.pidfile) as f:
+                guest = int(f.read())
+            proc.send_signal(sig)
+            return proc.wait(timeout=60), guest
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+    def assertGone(self, pid):
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+
+    def run_meta(self, folder):
+        with open(os.path.join(folder, "meta.json")) as f:
+            return json.load(f)
+
+    def test_bench_sigterm(self):
+        code, guest = self.interrupt("bench.py", signal.SIGTERM, SCHED="none")
+        self.assertEqual(code, 130)
+        self.assertGone(guest)
+        [run] = os.listdir(self.results)
+        meta = self.run_meta(os.path.join(self.results, run))
+        self.assertEqual(meta["status"], "failed")
+        self.assertIn("interrupted by SIGTERM", meta["reason"])
+
+    def test_bench_sigint_marks_every_run_of_the_boot(self):
+        code, guest = self.interrupt("bench.py", signal.SIGINT, SCHED="none fiops")
+        self.assertEqual(code, 130)
+        self.assertGone(guest)
+        [boot] = os.listdir(self.results)
+        boot = os.path.join(self.results, boot)
+        self.assertEqual(self.run_meta(boot)["status"], "failed")
+        for run in self.run_meta(boot)["runs"]:
+            meta = self.run_meta(os.path.join(boot, run))
+            self.assertEqual(meta["status"], "failed")
+            self.assertIn("interrupted by SIGINT", meta["reason"])
+
+    def test_compare_stops_the_matrix(self):
+        code, guest = self.interrupt("compare.py", signal.SIGTERM, SCHEDS="none",
+                                     WORKLOADS="equal-readers", DEPTHS="4", REPEAT="2")
+        self.assertEqual(code, 130)
+        self.assertGone(guest)
+        [folder] = os.listdir(self.results)
+        with open(os.path.join(self.results, folder, "compare.json")) as f:
+            record = json.load(f)
+        self.assertEqual(record["interrupted"], "SIGTERM")
+        first, second = record["cells"]
+        self.assertEqual(first["exit"], 130)
+        self.assertNotIn("exit", second)
+        meta = self.run_meta(os.path.join(self.results, folder, first["boot"]))
+        self.assertEqual(meta["status"], "failed")
 
 
 class WorkloadsTest(unittest.TestCase):
