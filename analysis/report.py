@@ -63,18 +63,23 @@ def mean_ci(values):
 
 def find_runs(folder):
     """(run folders, unfinished ones): a folder with meta.json is a run, unless
-    its meta.json lists the runs of a boot that tried several schedulers."""
+    its meta.json lists the runs of a boot that tried several schedulers.  A
+    run is unfinished without a summary.json, or when its meta.json says it
+    failed: a run that failed after writing summary.json (an interrupt, a
+    full disk) may have left its other files half-written."""
     found, unfinished = [], []
     for root, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
         if "meta.json" not in files:
             continue
-        if "summary.json" in files:
+        meta = analyze.read_json(os.path.join(root, "meta.json"), {})
+        if "runs" in meta:
+            continue
+        if "summary.json" in files and meta.get("status") != "failed":
             found.append(root)
         else:
-            meta = analyze.read_json(os.path.join(root, "meta.json"), {})
-            if "runs" not in meta:
-                unfinished.append((os.path.relpath(root, folder), meta.get("status")))
+            unfinished.append((os.path.relpath(root, folder), meta.get("status"),
+                               meta.get("reason", "no summary.json")))
     return found, unfinished
 
 
@@ -651,7 +656,7 @@ def image(png, caption):
 
 def left_out(runs, unfinished):
     per_run = runs.drop_duplicates("run_id")
-    lines = ["* `%s`: no summary.json, the run did not finish (meta.json status: %s)" % run
+    lines = ["* `%s`: did not finish, left out (meta.json status: %s; %s)" % run
              for run in unfinished]
     reasons = (
         (~per_run["valid"], "invalid (meta.json invalid_reasons), left out of the means"),

@@ -136,6 +136,14 @@ class ReportTest(ReportFixture, unittest.TestCase):
             fake_run(compare, run_id, scheduler, ios)
         fake_run(compare, "fiops-2", "fiops", (50, 50), overcharge=True)
         fake_run(compare, "fiops-3", "fiops", (90, 10), valid=False, fio_ios=(90, 12))
+        # A run interrupted after its summary.json was written.
+        fake_run(compare, "fiops-4", "fiops", (99, 1))
+        meta_path = os.path.join(compare, "fiops-4", "meta.json")
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta.update(status="failed", reason="interrupted by SIGINT")
+        with open(meta_path, "w") as f:
+            json.dump(meta, f)
         os.makedirs(os.path.join(compare, "boot", "kyber"))      # a boot that failed
         for name, meta in (("boot", {"runs": ["kyber"]}), ("boot/kyber", {"status": "failed"})):
             with open(os.path.join(compare, name, "meta.json"), "w") as f:
@@ -194,8 +202,10 @@ class ReportTest(ReportFixture, unittest.TestCase):
         self.assertIn("| device (DEVICE, with LATENCY_US per request) | nvme |", self.md)
         self.assertIn("4 of 5 runs agree", self.md)
         self.assertIn("`fiops-3`: blktrace and fio I/O counts differ", self.md)
-        self.assertIn("`boot/kyber`: no summary.json, the run did not finish "
-                      "(meta.json status: failed)", self.md)
+        self.assertIn("`boot/kyber`: did not finish, left out "
+                      "(meta.json status: failed; no summary.json)", self.md)
+        self.assertIn("`fiops-4`: did not finish, left out "
+                      "(meta.json status: failed; interrupted by SIGINT)", self.md)
         self.assertNotIn("`boot`:", self.md)
         self.assertIn("| repetitions per workload and scheduler (valid runs) | 2 |", self.md)
 
