@@ -45,6 +45,10 @@ class Interrupted(RunError):
     """SIGINT or SIGTERM arrived: the guest is killed, the runs marked failed."""
 
 
+# The shell's exit status for a command killed by SIGINT.
+INTERRUPTED_EXIT = 130
+
+
 # The first interrupt's reason; later signals are ignored, so that they
 # cannot break the writing of the failed runs' meta.json.
 interrupted = []
@@ -543,10 +547,6 @@ def main():
         write_json(os.path.join(boot_dir, "meta.json"), meta)
     print("run: " + boot_dir)
     return INTERRUPTED_EXIT if interrupted else code
-
-
-# The shell's exit status for a command killed by SIGINT.
-INTERRUPTED_EXIT = 130
 
 
 def main_interruptible():
