@@ -14,11 +14,14 @@ export $(BENCH_VARS)
 # make compare: the matrix (defaults in bench/compare.py and the README).
 COMPARE_VARS := SCHEDS WORKLOADS DEPTHS REPEAT
 export $(COMPARE_VARS)
+# make stress: the form, the cases and the kernel (bench/stress.py).
+STRESS_VARS := STRESS STRESS_CASES STRESS_KERNEL
+export $(STRESS_VARS)
 # make report: the compare folder to report on (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
 
-.PHONY: help deps kernel guest bench compare reanalyse report calibrate calibrate-size kunit \
-	test lint clean
+.PHONY: help deps kernel kernel-debug guest bench compare reanalyse report calibrate \
+	calibrate-size kunit stress test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
@@ -28,6 +31,7 @@ help:
 	@echo "make calibrate           unthrottled ceilings per scheduler and guest setting"
 	@echo "make calibrate-size      device time per request size, and the FIOPS size_scale"
 	@echo "make kunit               boot the kernel once to run the FIOPS KUnit suite"
+	@echo "make stress              the stress cases on the debug kernel (STRESS=short: bench kernel)"
 	@echo "make deps | kernel | guest | lint | clean"
 
 deps:
@@ -35,6 +39,10 @@ deps:
 
 kernel: deps
 	@sh bench/kernel.sh
+
+# The bench kernel with guest/kernel-debug.config merged in, in build/linux-debug.
+kernel-debug: deps
+	@FLAVOUR=debug sh bench/kernel.sh
 
 guest: deps
 	@sh guest/mkinitramfs.sh
@@ -61,6 +69,11 @@ calibrate: kernel guest
 # (IOPS_SIZE=4096 unless BPS or IOPS_SIZE is given), and the fitted size_scale.
 calibrate-size: kernel guest
 	@$(PYTHON) bench/calibrate_size.py
+
+# STRESS=full (default) runs on the debug kernel, STRESS=short on the bench
+# kernel; STRESS_CASES picks cases.  See bench/stress.py.
+stress: guest $(if $(filter short,$(STRESS)),kernel,kernel-debug)
+	@$(PYTHON) bench/stress.py
 
 kunit: kernel
 	@$(PYTHON) bench/kunit.py $(BUILD)/linux/arch/x86/boot/bzImage fiops

@@ -19,7 +19,7 @@ import sys
 
 import pandas as pd
 
-from analysis import attribute, depthmsg, devcost, metrics, plots, schedmsg, trace
+from analysis import attribute, depthmsg, devcost, files, metrics, plots, schedmsg, trace
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -246,9 +246,10 @@ TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "reque
 
 def write(run_dir, phase, fields, table, series):
     prefix = "" if phase == "main" else phase + "-"
-    table.reindex(columns=TASK_COLUMNS).to_csv(os.path.join(run_dir, prefix + "tasks.csv"),
-                                               index=False, float_format="%.10g")
-    series.to_csv(os.path.join(run_dir, prefix + "timeseries.csv"), index=False)
+    with files.replacing(os.path.join(run_dir, prefix + "tasks.csv")) as tmp:
+        table.reindex(columns=TASK_COLUMNS).to_csv(tmp, index=False, float_format="%.10g")
+    with files.replacing(os.path.join(run_dir, prefix + "timeseries.csv")) as tmp:
+        series.to_csv(tmp, index=False)
     path = os.path.join(run_dir, "summary.json")
     summary = read_json(path, {})
     if phase == "main":
@@ -256,10 +257,7 @@ def write(run_dir, phase, fields, table, series):
         add_task_costs(summary.get("tasks", []), table)
     else:
         summary[phase + "_analysis"] = fields
-    with open(path + ".new", "w") as f:
-        json.dump(summary, f, indent=2, sort_keys=True, default=_plain)
-        f.write("\n")
-    os.replace(path + ".new", path)
+    files.write_json(path, summary, default=_plain)
     name = summary.get("variant") or summary.get("scheduler"), summary.get("workload")
     if getattr(fields, "vios", None) is not None:
         draw(plots.vios, os.path.join(run_dir, prefix + "vios"), fields.vios,

@@ -10,6 +10,8 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from analysis import files
+
 HEADER = """set terminal pngcairo size {width},{height} noenhanced font ",10"
 set output '{png}'
 set datafile separator "\\t"
@@ -22,7 +24,8 @@ MANY = 12    # more series than this and the key is left out
 
 
 def write_dat(path, frame):
-    frame.to_csv(path, sep="\t", index=False, na_rep="NaN", float_format="%.6g")
+    with files.replacing(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, na_rep="NaN", float_format="%.6g")
 
 
 def render(stem, script, data, title, width=900, height=500):

@@ -64,9 +64,10 @@ def mean_ci(values):
 def find_runs(folder):
     """(run folders, unfinished ones): a folder with meta.json is a run, unless
     its meta.json lists the runs of a boot that tried several schedulers.  A
-    run is unfinished without a summary.json, or when its meta.json says it
-    failed: a run that failed after writing summary.json (an interrupt, a
-    full disk) may have left its other files half-written."""
+    run is unfinished without a summary.json, or unless its meta.json says
+    it finished ("ok"): a run that failed after writing summary.json (an
+    interrupt, a full disk) may lack files, and one still "running" may
+    have died before it could say so."""
     found, unfinished = [], []
     for root, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
@@ -75,7 +76,7 @@ def find_runs(folder):
         meta = analyze.read_json(os.path.join(root, "meta.json"), {})
         if "runs" in meta:
             continue
-        if "summary.json" in files and meta.get("status") != "failed":
+        if "summary.json" in files and meta.get("status") == "ok":
             found.append(root)
         else:
             unfinished.append((os.path.relpath(root, folder), meta.get("status"),

@@ -22,6 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import analyze as trace_analysis  # noqa: E402
+from analysis import files  # noqa: E402
+from analysis.stress import findings as dmesg_findings  # noqa: E402
 import jobfile  # noqa: E402
 import params as params_mod  # noqa: E402
 import qemu  # noqa: E402
@@ -34,7 +36,6 @@ KERNEL = os.path.join(BUILD, "linux", "arch", "x86", "boot", "bzImage")
 INITRD = os.path.join(BUILD, "initramfs.cpio")
 DISK_SIZE = 1 << 30
 CEILING_MARGIN = 2.0
-DMESG_BAD = re.compile(r"WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic")
 
 
 class RunError(Exception):
@@ -75,10 +76,7 @@ def read_json(path):
 
 
 def write_json(path, data):
-    with open(path + ".new", "w") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(path + ".new", path)
+    files.write_json(path, data)
 
 
 def kernel_config():
@@ -264,15 +262,7 @@ def boot(run_dir, p, meta, steps, twin=params_mod.FILE_DEVICE):
         raise RunError("guest powered off without finishing; console log: %s" % console)
 
 
-def read_kv(path):
-    result = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                key, sep, value = line.rstrip("\n").partition("=")
-                if sep:
-                    result[key] = value
-    return result
+read_kv = files.read_kv
 
 
 def collect_step(run_dir, name):
@@ -308,8 +298,7 @@ def blktrace_dropped(log):
 
 
 def dmesg_problems(run_dir):
-    with open(os.path.join(run_dir, "dmesg.txt"), errors="replace") as f:
-        return [line.strip() for line in f if DMESG_BAD.search(line)]
+    return dmesg_findings(os.path.join(run_dir, "dmesg.txt"))
 
 
 def validity(p, cal, main, problems):
@@ -326,7 +315,8 @@ def validity(p, cal, main, problems):
     if main["fio_errors"] or cal["fio_errors"]:
         reasons.append("fio reported I/O errors")
     if problems:
-        reasons.append("dmesg has %d WARNING/BUG/Oops lines" % len(problems))
+        reasons.append("dmesg has %d kernel reports (WARNING, BUG, lockdep, KASAN, hung task)"
+                       % len(problems))
     return reasons
 
 
@@ -482,7 +472,14 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
         print("bench: FAILED (%s): %s" % (p["VARIANT"], e), file=sys.stderr)
         code = 1
     meta["end"] = utc_now().isoformat()
-    write_json(os.path.join(run_dir, "meta.json"), meta)
+    try:
+        write_json(os.path.join(run_dir, "meta.json"), meta)
+    except OSError as e:
+        # A full disk: the folder keeps the meta.json of a running run,
+        # which make report leaves out as unfinished.
+        print("bench: FAILED (%s): cannot write its meta.json: %s; the run stays marked "
+              "running and make report leaves it out" % (p["VARIANT"], e), file=sys.stderr)
+        code = 1
     return code
 
 

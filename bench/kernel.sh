@@ -3,14 +3,23 @@
 # apply kernel-patches/series, merge guest/kernel.config over tinyconfig,
 # build bzImage.  Rebuilds only when the series, a patch or the fragment
 # changed: build/kernel.stamp holds the hash of all three.
+#
+# FLAVOUR=debug builds the debug kernel of make stress next to it, in
+# build/linux-debug with guest/kernel-debug.config merged in as well; its
+# files are named kernel-debug.* instead of kernel.*.
 set -eu
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PATCHES=$TOP/kernel-patches
-FRAGMENT=$TOP/guest/kernel.config
-TREE=$BUILD/linux
+FLAVOUR=${FLAVOUR:-}
+case "$FLAVOUR" in
+"") FRAGMENTS=$TOP/guest/kernel.config; SUFFIX= ;;
+debug) FRAGMENTS="$TOP/guest/kernel.config $TOP/guest/kernel-debug.config"; SUFFIX=-debug ;;
+*) echo "kernel: FLAVOUR=$FLAVOUR: only debug, or nothing" >&2; exit 1 ;;
+esac
+TREE=$BUILD/linux$SUFFIX
 JOBS=${JOBS:-$(nproc)}
 
 say() { echo "kernel: $*"; }
@@ -35,11 +44,11 @@ series_hash() {
 [ -f "$TARBALL" ] || die "$TARBALL not found (make deps installs linux-source-6.1)"
 mkdir -p "$BUILD"
 SERIES_SHA=$(series_hash)
-FRAGMENT_SHA=$(sha256sum "$FRAGMENT" | cut -d' ' -f1)
+FRAGMENT_SHA=$(cat $FRAGMENTS | sha256sum | cut -d' ' -f1)
 STAMP=$(printf '%s %s %s\n' "$(basename "$TARBALL")" "$SERIES_SHA" "$FRAGMENT_SHA")
-LOCALVERSION="-fiops-$(echo "$SERIES_SHA" | cut -c1-12)"
+LOCALVERSION="-fiops-$(echo "$SERIES_SHA" | cut -c1-12)$SUFFIX"
 
-if [ -f "$BUILD/kernel.stamp" ] && [ "$(cat "$BUILD/kernel.stamp")" = "$STAMP" ] &&
+if [ -f "$BUILD/kernel$SUFFIX.stamp" ] && [ "$(cat "$BUILD/kernel$SUFFIX.stamp")" = "$STAMP" ] &&
    [ -f "$TREE/arch/x86/boot/bzImage" ]; then
 	say "up to date ($(cat "$TREE/include/config/kernel.release"))"
 	exit 0
@@ -47,7 +56,7 @@ fi
 
 prepare_tree() {
 	say "unpacking $(basename "$TARBALL")"
-	rm -rf "$TREE" "$TREE.new" "$BUILD/tree.stamp"
+	rm -rf "$TREE" "$TREE.new" "$BUILD/tree$SUFFIX.stamp"
 	mkdir -p "$TREE.new"
 	tar -xf "$TARBALL" -C "$TREE.new" --strip-components=1
 	for p in $(series_patches); do
@@ -57,22 +66,22 @@ prepare_tree() {
 	done
 	configure "$TREE.new"
 	mv "$TREE.new" "$TREE"
-	echo "$STAMP" > "$BUILD/tree.stamp"
+	echo "$STAMP" > "$BUILD/tree$SUFFIX.stamp"
 }
 
-# Merge the fragment over tinyconfig and fail on any option Kconfig dropped,
+# Merge the fragments over tinyconfig and fail on any option Kconfig dropped,
 # unless the symbol does not exist in this tree at all (FIOPS before its
 # patches land): that one only warns.
 configure() {
 	dir=$1
-	say "configuring (tinyconfig + guest/kernel.config)"
+	say "configuring (tinyconfig + $(for f in $FRAGMENTS; do basename "$f"; done | paste -sd+))"
 	make -C "$dir" -s tinyconfig >/dev/null
-	"$dir/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" "$FRAGMENT" >/dev/null 2>&1
+	"$dir/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" $FRAGMENTS >/dev/null 2>&1
 	"$dir/scripts/config" --file "$dir/.config" --set-str LOCALVERSION "$LOCALVERSION" \
 		--disable LOCALVERSION_AUTO
 	make -C "$dir" -s olddefconfig
 	bad=0
-	for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAGMENT"); do
+	for line in $(cat $FRAGMENTS | grep -E '^CONFIG_[A-Z0-9_]+='); do
 		grep -qx "$line" "$dir/.config" && continue
 		sym=$(echo "$line" | sed -e 's/^CONFIG_//' -e 's/=.*//')
 		# =n is written as "# CONFIG_X is not set", or not at all.
@@ -86,12 +95,12 @@ configure() {
 			say "note: $sym does not exist in this tree, skipped"
 		fi
 	done
-	[ "$bad" = 0 ] || die "guest/kernel.config does not apply cleanly"
+	[ "$bad" = 0 ] || die "$FRAGMENTS do not apply cleanly"
 }
 
 # Run make in the background and print a progress line every 20 seconds.
 build() {
-	log=$BUILD/kernel-build.log
+	log=$BUILD/kernel$SUFFIX-build.log
 	say "building bzImage with -j$JOBS (log: $log)"
 	start=$(date +%s)
 	make -C "$TREE" -j"$JOBS" bzImage > "$log" 2>&1 &
@@ -108,7 +117,7 @@ build() {
 	say "built $(cat "$TREE/include/config/kernel.release") in $(( $(date +%s) - start ))s"
 }
 
-if [ ! -f "$BUILD/tree.stamp" ] || [ "$(cat "$BUILD/tree.stamp")" != "$STAMP" ] ||
+if [ ! -f "$BUILD/tree$SUFFIX.stamp" ] || [ "$(cat "$BUILD/tree$SUFFIX.stamp")" != "$STAMP" ] ||
    [ ! -d "$TREE" ]; then
 	prepare_tree
 fi
@@ -122,5 +131,5 @@ build
 	echo "  \"config_sha256\": \"$(sha256sum "$TREE/.config" | cut -d' ' -f1)\","
 	echo "  \"tarball\": \"$(basename "$TARBALL")\""
 	echo "}"
-} > "$BUILD/kernel.json"
-echo "$STAMP" > "$BUILD/kernel.stamp"
+} > "$BUILD/kernel$SUFFIX.json"
+echo "$STAMP" > "$BUILD/kernel$SUFFIX.stamp"

@@ -1,6 +1,8 @@
 """Build the QEMU command line, probe KVM, and run a guest with a timeout."""
 
+import json
 import os
+import socket
 import subprocess
 import time
 
@@ -66,12 +68,19 @@ def nvme_args(serial, backend, ioqpairs, cost_model=None):
     for key, option in THROTTLE_OPTIONS:
         if cost_model and cost_model[key]:
             drive += ",throttling.%s=%d" % (option, cost_model[key])
-    device = "nvme,drive=%s,serial=%s,max_ioqpairs=%d" % (serial, serial, ioqpairs)
+    device = "nvme,id=%s,drive=%s,serial=%s,max_ioqpairs=%d" % (device_id(serial), serial,
+                                                                 serial, ioqpairs)
     return ["-drive", drive, "-device", device]
 
 
-def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks):
-    """Full command line; disks is a list of nvme_args() lists."""
+def device_id(serial):
+    """The qdev id of the NVMe controller of serial, for QMP's device_del."""
+    return "nvme-" + serial
+
+
+def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks, qmp=None):
+    """Full command line; disks is a list of nvme_args() lists; qmp, a
+    Unix socket path for qmp_command()."""
     cmd = [QEMU, "-nodefaults", "-no-reboot", "-display", "none",
            "-accel", accel, "-m", str(mem), "-smp", str(vcpus),
            "-kernel", kernel, "-append", cmdline,
@@ -85,7 +94,31 @@ def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks):
                 % share]
     for d in disks:
         cmd += d
+    if qmp:
+        cmd += ["-qmp", "unix:%s,server=on,wait=off" % qmp]
     return cmd
+
+
+def qmp_command(path, execute, arguments=None, timeout=10):
+    """Run one QMP command on a guest's socket; return its "return" value.
+    Raises OSError when QEMU cannot be reached, RuntimeError when the
+    command fails."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(path)
+        stream = sock.makefile("rw")
+        json.loads(stream.readline())  # the greeting
+        for cmd in ({"execute": "qmp_capabilities"},
+                    dict({"execute": execute}, **({"arguments": arguments} if arguments else {}))):
+            stream.write(json.dumps(cmd) + "\n")
+            stream.flush()
+            while True:
+                reply = json.loads(stream.readline())
+                if "event" not in reply:
+                    break
+            if "error" in reply:
+                raise RuntimeError("QMP %s: %s" % (cmd["execute"], reply["error"].get("desc")))
+        return reply.get("return")
 
 
 def run(cmd, timeout, log, console=None, progress=None):

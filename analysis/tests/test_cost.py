@@ -154,6 +154,7 @@ def size_mix_run(folder, rates, model, scheduler="fiops", variant=None, fio_task
                          for (name, pid, _), rate in zip(READERS, rates)] if fio_tasks else []}
     if model is not None:
         meta["device_cost_model"] = summary["device_cost_model"] = model
+    meta["status"] = "ok"  # finished, as bench says of a run the report uses
     with open(os.path.join(folder, "meta.json"), "w") as f:
         json.dump(meta, f)
     with open(os.path.join(folder, "summary.json"), "w") as f:

@@ -94,6 +94,7 @@ def save_run(run_dir, scheduler, valid, fields, table, series, workload="ioprio"
                        "RUNTIME": 1, "RAMP": 0, "VCPUS": 2, "TUNE": []},
             "kernel": {"release": "6.1.0-test", "series_sha256": "ab" * 32, "series": "p.patch"},
             "qemu_version": "QEMU emulator version 7.2", "accel": "tcg", "valid": valid,
+            "status": "ok",
             "device_tags": 3, "nr_requests_set": 64, "harness_revision": "abc",
             "workload_description": "ioprio: two readers. expect: a=1 b=1"}
     with open(os.path.join(run_dir, "meta.json"), "w") as f:
@@ -142,6 +143,14 @@ class ReportTest(ReportFixture, unittest.TestCase):
         with open(meta_path) as f:
             meta = json.load(f)
         meta.update(status="failed", reason="interrupted by SIGINT")
+        with open(meta_path, "w") as f:
+            json.dump(meta, f)
+        # A run whose bench died (a full disk) before it could say so.
+        fake_run(compare, "fiops-5", "fiops", (99, 1))
+        meta_path = os.path.join(compare, "fiops-5", "meta.json")
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta.update(status="running")
         with open(meta_path, "w") as f:
             json.dump(meta, f)
         os.makedirs(os.path.join(compare, "boot", "kyber"))      # a boot that failed
@@ -206,6 +215,8 @@ class ReportTest(ReportFixture, unittest.TestCase):
                       "(meta.json status: failed; no summary.json)", self.md)
         self.assertIn("`fiops-4`: did not finish, left out "
                       "(meta.json status: failed; interrupted by SIGINT)", self.md)
+        self.assertIn("`fiops-5`: did not finish, left out "
+                      "(meta.json status: running; no summary.json)", self.md)
         self.assertNotIn("`boot`:", self.md)
         self.assertIn("| repetitions per workload and scheduler (valid runs) | 2 |", self.md)
 

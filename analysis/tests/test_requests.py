@@ -75,6 +75,7 @@ def sync_async_run(folder, flushes, scheduler, workload=None):
     meta = {"scheduler": scheduler, "variant": scheduler, "valid": True,
             "params": {"SCHED": scheduler, "IOPS": 1000, "WORKLOAD": "sync-async", "DEPTH": 4,
                        "RUNTIME": 2, "RAMP": 1, "TUNE": []}}
+    meta["status"] = "ok"  # finished, as bench says of a run the report uses
     with open(os.path.join(folder, "meta.json"), "w") as f:
         json.dump(meta, f)
     with open(os.path.join(folder, "summary.json"), "w") as f:

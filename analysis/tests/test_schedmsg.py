@@ -221,7 +221,7 @@ def run_folder(folder, scheduler):
         f.write("# two readers\n# expect: a=2 b=1\n# expect[mq-deadline]: a=1 b=1\n"
                 "# expect[none]: none\n[a]\n[b]\n")
     with open(os.path.join(folder, "meta.json"), "w") as f:
-        json.dump({"scheduler": scheduler, "params": {"SCHED": scheduler, "IOPS": 100}}, f)
+        json.dump({"scheduler": scheduler, "status": "ok", "params": {"SCHED": scheduler, "IOPS": 100}}, f)
     with open(os.path.join(folder, "summary.json"), "w") as f:
         json.dump({"scheduler": scheduler, "workload": "two"}, f)
 

@@ -193,6 +193,52 @@ class DepthControlTest(GuestTest):
                               "meta.json")["tunables"]["depth_control"], "0")
 
 
+def read_merges(run):
+    """Read requests the device merged during the main step: the second
+    field of /sys/block/<dev>/stat, after minus before."""
+    fields = []
+    for name in ("stat-before.txt", "stat-after.txt"):
+        with open(os.path.join(run, "guest", "main", name)) as f:
+            fields.append(int(f.read().split()[1]))
+    return fields[1] - fields[0]
+
+
+class MergeTest(GuestTest):
+    """Two tasks reading alternate blocks: every merge would join two
+    tasks.  mq-deadline merges them at insert time; fiops must not, or
+    one task pays for the other's I/O."""
+
+    def test_insert_merges_stay_within_a_task(self):
+        out, boot = bench(self.results, SCHED="mq-deadline fiops", WORKLOAD="interleaved",
+                          RUNTIME=5, CAL_RUNTIME=2, RAMP=1)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertGreater(read_merges(os.path.join(boot, "mq-deadline")), 0)
+        self.assertEqual(read_merges(os.path.join(boot, "fiops")), 0)
+        with open(os.path.join(boot, "fiops", "guest", "main", "sched_debugfs.txt")) as f:
+            self.assertIn("== merged\n0\n", f.read())
+
+
+class StressTest(GuestTest):
+    """make stress's short form on the bench kernel: every case passes."""
+
+    def test_short_form(self):
+        env = dict(os.environ, RESULTS=self.results, STRESS="short")
+        out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "stress.py")],
+                             env=env, capture_output=True, text=True, timeout=1800)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        run = out.stdout.strip().splitlines()[-1][len("run: "):]
+        meta = load(run, "meta.json")
+        self.assertTrue(meta["passed"])
+        self.assertEqual([r["case"] for r in meta["rows"]],
+                         ["switch", "churn", "hostile", "faults", "unplug"])
+        for row in meta["rows"]:
+            self.assertGreater(row["iterations"], 0, row)
+            self.assertEqual((row["errors"], row["dmesg_findings"]), (0, 0), row)
+        self.assertGreater(int(meta["rows"][3]["result"]["fallback"]), 0)
+        with open(os.path.join(run, "stress.md")) as f:
+            self.assertIn("| churn | 200 | 0 | 0 |", f.read())
+
+
 class NonrotDefaultTest(GuestTest):
     """fiops_nonrot=1 gives the NVMe devices fiops before init touches them."""
 

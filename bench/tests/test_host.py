@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -19,9 +20,10 @@ import bench  # noqa: E402
 import calibrate_size  # noqa: E402
 import compare  # noqa: E402
 import jobfile  # noqa: E402
-from analysis import devcost  # noqa: E402  (bench put the top folder on the path)
+from analysis import devcost, files  # noqa: E402  (bench put the top folder on the path)
 import kunit  # noqa: E402
 import qemu  # noqa: E402
+import stress  # noqa: E402
 import params  # noqa: E402
 import summary  # noqa: E402
 
@@ -795,6 +797,85 @@ class InterruptTest(unittest.TestCase):
         self.assertNotIn("exit", second)
         meta = self.run_meta(os.path.join(self.results, folder, first["boot"]))
         self.assertEqual(meta["status"], "failed")
+
+
+def no_space(path, *args, **kwargs):
+    raise OSError(28, "No space left on device", path)
+
+
+class FullDiskTest(unittest.TestCase):
+    """A full disk while a run's results are written: a clear error, and
+    no half-written file that make report would read."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_failed_write_leaves_the_old_file_whole(self):
+        path = os.path.join(self.dir, "tasks.csv")
+        with open(path, "w") as f:
+            f.write("old\n")
+        with self.assertRaises(OSError):
+            with files.replacing(path) as tmp:
+                with open(tmp, "w") as f:
+                    f.write("half a ta")
+                no_space(tmp)
+        with open(path) as f:
+            self.assertEqual(f.read(), "old\n")
+        self.assertEqual(os.listdir(self.dir), ["tasks.csv"])
+
+    def test_bench_says_so_and_leaves_the_run_running(self):
+        bench.write_json(os.path.join(self.dir, "meta.json"), {"status": "running"})
+        p = {"SCHED": "fiops", "VARIANT": "fiops", "TUNE": []}
+        err = io.StringIO()
+        with mock.patch.object(bench, "analyse", side_effect=lambda *a: no_space(
+                os.path.join(self.dir, "tasks.csv.new"))), \
+                mock.patch.object(bench, "write_json", side_effect=no_space), \
+                contextlib.redirect_stderr(err):
+            code = bench.finish_run(p, {"params": {}}, self.dir, self.dir, None)
+        self.assertEqual(code, 1)
+        self.assertIn("FAILED (fiops): [Errno 28] No space left on device", err.getvalue())
+        self.assertIn("the run stays marked running and make report leaves it out",
+                      err.getvalue())
+        self.assertEqual(bench.read_json(os.path.join(self.dir, "meta.json"))["status"],
+                         "running")
+
+
+class StressInputsTest(unittest.TestCase):
+    """make stress's settings and the table of bad sysfs values."""
+
+    def test_bad_settings_are_named(self):
+        for env, word in (({"STRESS": "long"}, "STRESS=long"),
+                          ({"STRESS_CASES": "switch nosuch"}, "no case nosuch"),
+                          ({"STRESS_KERNEL": "/nonexistent/bzImage"}, "/nonexistent/bzImage")):
+            with self.assertRaises(ValueError) as cm:
+                stress.settings(env)
+            self.assertIn(word, str(cm.exception))
+
+    def test_every_tunable_gets_the_issue_table(self):
+        for name, (low, high) in stress.FIOPS_LIMITS.items():
+            values = dict(stress.bad_values(name))
+            self.assertEqual(values["above-max"], b"%d" % (high + 1), name)
+            self.assertEqual("below-min" in values, low > 0, name)
+            for label in ("empty", "abc", "minus-one", "2^32", "two-numbers", "4KiB",
+                          "all-bytes", "byte-00", "byte-ff"):
+                self.assertIn(label, values, name)
+            # A digit alone may be a valid value; it is not in the table.
+            self.assertNotIn("byte-31", values)
+        self.assertIn(b"nosuch", dict(stress.bad_values("scheduler")).values())
+        self.assertIn(b"2049", dict(stress.bad_values("nr_requests")).values())
+
+    def test_inputs_give_each_case_its_device(self):
+        with tempfile.TemporaryDirectory() as d:
+            stress.write_inputs(d, ["churn", "unplug"], stress.FORMS["short"]["args"])
+            with open(os.path.join(d, "stress", "cases")) as f:
+                self.assertEqual(f.read(), "churn thr 200\nunplug plug plug\n")
+            with open(os.path.join(d, "stress", "bad-values", "read_scale", "000"), "rb") as f:
+                self.assertEqual(f.read(), b"\n")
+            self.assertTrue(os.path.exists(os.path.join(d, "stress", "verify.fio")))
 
 
 class WorkloadsTest(unittest.TestCase):

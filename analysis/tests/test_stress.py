@@ -1,0 +1,107 @@
+"""Judging a make stress run folder (analysis/stress.py)."""
+
+import json
+import os
+import tempfile
+import unittest
+
+from analysis import stress
+
+
+def fio_json(path, iops):
+    with open(path, "w") as f:
+        json.dump({"jobs": [{"read": {"iops": iops}, "write": {"iops": 0}}]}, f)
+
+
+class StressJudgeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.run = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def case(self, name, result, errors="", dmesg="", **files):
+        d = os.path.join(self.run, "stress", name)
+        os.makedirs(d)
+        with open(os.path.join(d, "result"), "w") as f:
+            f.write("".join("%s=%s\n" % kv for kv in result.items()))
+        with open(os.path.join(d, "errors.txt"), "w") as f:
+            f.write(errors)
+        if dmesg is not None:
+            with open(os.path.join(d, "dmesg.txt"), "w") as f:
+                f.write(dmesg)
+        for fname, iops in files.items():
+            fio_json(os.path.join(d, fname + ".json"), iops)
+        return d
+
+    def test_clean_case_passes(self):
+        self.case("churn", {"iterations": 1000, "errors": 0, "seconds": 90},
+                  dmesg="[ 1.0] nvme nvme0: 1/0/0 default/read/poll queues\n")
+        row, = stress.judge(self.run, ["churn"])
+        self.assertTrue(row["passed"])
+        self.assertEqual((row["iterations"], row["errors"], row["dmesg_findings"]), (1000, 0, 0))
+
+    def test_a_warning_fails_the_case_it_happened_in(self):
+        self.case("churn", {"iterations": 10, "errors": 0},
+                  dmesg="[ 5.1] WARNING: CPU: 1 PID: 77 at block/fiops-iosched.c:1326\n"
+                        "[ 5.1] Call Trace:\n")
+        self.case("hostile", {"iterations": 10, "errors": 0})
+        churn, hostile = stress.judge(self.run, ["churn", "hostile"])
+        self.assertFalse(churn["passed"])
+        self.assertEqual(churn["dmesg_findings"], 2)
+        self.assertTrue(hostile["passed"])
+
+    def test_lockdep_kasan_and_hung_tasks_are_findings(self):
+        for line in ("WARNING: possible circular locking dependency detected",
+                     "BUG: KASAN: use-after-free in fiops_dispatch_request+0x1",
+                     "INFO: task fio:123 blocked for more than 60 seconds.",
+                     "BUG: sleeping function called from invalid context"):
+            self.assertTrue(stress.DMESG_FINDINGS.search(line), line)
+
+    def test_guest_errors_fail(self):
+        self.case("hostile", {"iterations": 300, "errors": 1},
+                  errors="read_scale <- 003: exit 0, not EINVAL: \n")
+        row, = stress.judge(self.run, ["hostile"])
+        self.assertFalse(row["passed"])
+        self.assertIn("read_scale <- 003", stress.table([row]))
+
+    def test_unfinished_case_fails_and_console_gives_its_findings(self):
+        d = os.path.join(self.run, "stress", "switch")
+        os.makedirs(d)
+        with open(os.path.join(self.run, "console.log"), "w") as f:
+            f.write("fiops: stress switch on nvme0n1 (120)\n"
+                    "[ 9.0] BUG: kernel NULL pointer dereference, address: 0\n")
+        row, = stress.judge(self.run, ["switch"])
+        self.assertFalse(row["passed"])
+        self.assertEqual(row["dmesg_findings"], 1)
+        self.assertIn("the case did not finish", row["error_lines"])
+
+    def test_faults_needs_the_fallback_owner_and_an_equal_share(self):
+        self.case("faults", {"iterations": 40, "errors": 0, "fallback": 350},
+                  owner=240, fallback=250)
+        row, = stress.judge(self.run, ["faults"])
+        self.assertTrue(row["passed"], row)
+
+    def test_faults_fails_when_requests_without_icq_jump_the_queue(self):
+        self.case("faults", {"iterations": 40, "errors": 0, "fallback": 350},
+                  owner=20, fallback=480)
+        row, = stress.judge(self.run, ["faults"])
+        self.assertFalse(row["passed"])
+        self.assertIn("24.00x", row["error_lines"][0])
+
+    def test_faults_fails_when_no_fault_happened(self):
+        self.case("faults", {"iterations": 40, "errors": 0, "fallback": 0},
+                  owner=250, fallback=250)
+        row, = stress.judge(self.run, ["faults"])
+        self.assertFalse(row["passed"])
+
+    def test_unplug_needs_the_device_gone(self):
+        self.case("unplug", {"iterations": 1, "errors": 0, "removed": 0, "fio_rc": 1})
+        row, = stress.judge(self.run, ["unplug"])
+        self.assertFalse(row["passed"])
+        self.assertEqual(row["error_lines"], ["the device was not removed"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,275 @@
+# make stress, in the guest: sourced by init, which provides say(),
+# dev_by_serial() and set_sched().  Each line of /out/stress/cases is
+# "case serial arg": run_stress runs it into /out/stress/<case>/, which
+# gets a result file (iterations=, errors=, and what the host checks)
+# and the kernel messages printed while the case ran (dmesg.txt).
+# Errors are counted here; dmesg findings are judged by the host.
+
+S=/out/stress
+
+# result DIR KEY VALUE: one line of the case's result file.
+result() {
+	echo "$2=$3" >> "$1/result"
+}
+
+# error DIR MESSAGE: count an error and say what it was.
+error() {
+	echo "$2" >> "$1/errors.txt"
+}
+
+# drained DEV: the device has no request in flight within 10 seconds.
+drained() {
+	for _ in $(seq 20); do
+		read -r reads writes < "/sys/block/$1/inflight"
+		[ "$reads" = 0 ] && [ "$writes" = 0 ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# wait_fio DIR PID LIMIT: wait for fio, killing it after LIMIT seconds;
+# the fio exit status goes to the result, a hang to the errors.
+wait_fio() {
+	local end rc
+	end=$(( $(date +%s) + $3 ))
+	while kill -0 "$2" 2>/dev/null; do
+		if [ "$(date +%s)" -gt "$end" ]; then
+			error "$1" "fio did not finish within $3 s: killed"
+			kill -9 "$2"
+			break
+		fi
+		sleep 1
+	done
+	wait "$2"
+	rc=$?
+	result "$1" fio_rc "$rc"
+	return "$rc"
+}
+
+# start_fio DIR DEV RUNTIME JOBFILE [NAME [FAIL]]: fio in the background,
+# its JSON in DIR/NAME.json; sets fio_pid.  FAIL=1 makes fio a task whose
+# allocations failslab may fail (its make-it-fail, which children inherit).
+start_fio() {
+	(
+		[ "${6:-0}" = 1 ] && echo 1 > /proc/self/make-it-fail
+		FIO_DEV=/dev/$2 FIO_RUNTIME=$3 exec fio --output-format=json \
+			--output="$1/${5:-fio}.json" "$4"
+	) > "$1/${5:-fio}.log" 2>&1 &
+	fio_pid=$!
+}
+
+# fiops_stat DEV NAME: a counter from the fiops debugfs directory.
+fiops_stat() {
+	cat "/sys/kernel/debug/block/$1/sched/$2" 2>/dev/null || echo 0
+}
+
+# Switch the scheduler every half second while fio writes and verifies.
+case_switch() {
+	local dir=$1 dev=$2 secs=$3 q sched switches
+	q=/sys/block/$dev/queue
+	set_sched "$dev" fiops 0 || error "$dir" "cannot select fiops"
+	start_fio "$dir" "$dev" "$secs" $S/verify.fio
+	switches=0
+	while kill -0 "$fio_pid" 2>/dev/null &&
+	      [ "$switches" -lt $(( secs * 2 + 20 )) ]; do
+		for sched in none mq-deadline bfq kyber fiops; do
+			if ! echo "$sched" > "$q/scheduler" ||
+			   ! grep -q "\[$sched\]" "$q/scheduler"; then
+				error "$dir" "switch to $sched failed"
+			fi
+			switches=$((switches + 1))
+			sleep 0.5
+		done
+	done
+	result "$dir" iterations "$switches"
+	wait_fio "$dir" "$fio_pid" 120 || error "$dir" "fio failed: see fio.log"
+	drained "$dev" || error "$dir" "requests still in flight after fio"
+}
+
+# churn_task DEV N: one short-lived reader; even N read buffered through
+# a 16 MiB readahead, odd N read with O_DIRECT.
+churn_task() {
+	local off
+	off=$(( ($2 * 37) % 60 ))
+	if [ $(($2 % 2)) = 0 ]; then
+		exec dd if="/dev/$1" of=/dev/null bs=16M count=1 skip="$off" 2>/dev/null
+	fi
+	exec dd if="/dev/$1" of=/dev/null bs=4k count=64 iflag=direct \
+		skip=$((off * 4096)) 2>/dev/null
+}
+
+# Start and kill short-lived tasks under fiops: half of each batch is
+# killed with its I/O queued, and the rest get new I/O priorities.
+case_churn() {
+	local dir=$1 dev=$2 total=$3 q started killed pids n pid rc
+	q=/sys/block/$dev/queue
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	echo 16384 > "$q/read_ahead_kb"
+	# Small requests, so that a readahead is many of them.
+	echo 64 > "$q/max_sectors_kb"
+	started=0 killed=0
+	while [ "$started" -lt "$total" ]; do
+		pids=""
+		for n in 0 1 2 3 4 5 6 7 8 9; do
+			( churn_task "$dev" $((started + n)) ) &
+			pids="$pids $!"
+		done
+		started=$((started + 10))
+		sleep 0.1
+		n=0
+		for pid in $pids; do
+			if [ $((n % 2)) = 0 ]; then
+				kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+			else
+				ionice -c $((n % 3 + 1)) -n $((n % 8)) -p "$pid" 2>/dev/null
+			fi
+			n=$((n + 1))
+		done
+		n=0
+		for pid in $pids; do
+			wait "$pid"
+			rc=$?
+			[ $((n % 2)) = 1 ] && [ "$rc" != 0 ] &&
+				error "$dir" "task $n of a batch exited $rc"
+			n=$((n + 1))
+		done
+		blockdev --flushbufs "/dev/$dev"
+	done
+	result "$dir" iterations "$started"
+	result "$dir" killed "$killed"
+	drained "$dev" || error "$dir" "requests still in flight after the tasks"
+}
+
+# hostile_write FILE VALUEFILE: the write must fail with EINVAL and leave
+# the value as it was.
+hostile_write() {
+	local before msg rc after
+	before=$(cat "$1")
+	msg=$(cat "$2" 2>&1 > "$1")
+	rc=$?
+	after=$(cat "$1")
+	case "$msg" in *"Invalid argument"*) ;; *)
+		echo "$(basename "$1") <- $(basename "$2"): exit $rc, not EINVAL: $msg"
+	esac
+	[ "$before" = "$after" ] ||
+		echo "$(basename "$1") <- $(basename "$2"): changed $before -> $after"
+}
+
+# Every fiops tunable, and the queue's scheduler and nr_requests, get each
+# bad value the host wrote under $S/bad-values/<file>/.
+case_hostile() {
+	local dir=$1 dev=$2 q writes f table name v
+	q=/sys/block/$dev/queue
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	writes=0
+	for f in "$q"/iosched/*; do
+		[ -d "$S/bad-values/$(basename "$f")" ] ||
+			error "$dir" "$(basename "$f") has no table of bad values"
+	done
+	for table in "$S"/bad-values/*; do
+		name=$(basename "$table")
+		f=$q/iosched/$name
+		[ "$name" = scheduler ] || [ "$name" = nr_requests ] && f=$q/$name
+		[ -e "$f" ] || { error "$dir" "$f does not exist"; continue; }
+		for v in "$table"/*; do
+			hostile_write "$f" "$v" >> "$dir/errors.txt"
+			writes=$((writes + 1))
+		done
+	done
+	# 0 is not refused: blk-mq raises it to BLKDEV_MIN_RQ (4).
+	echo 0 > "$q/nr_requests" || error "$dir" "nr_requests 0 refused"
+	result "$dir" nr_requests_after_0 "$(cat "$q/nr_requests")"
+	writes=$((writes + 1))
+	# fiops still serves I/O with 4 tags, then with its old depth.
+	dd if="/dev/$dev" of=/dev/null bs=4k count=256 iflag=direct 2>/dev/null ||
+		error "$dir" "reading with nr_requests 4 failed"
+	echo 64 > "$q/nr_requests"
+	result "$dir" iterations "$writes"
+}
+
+# io_cq allocations fail: requests without an io_cq are charged to the
+# fallback owner (a new reader against one that has its io_cq: their
+# IOPS go to the host), and a verifying load with task churn completes.
+# failslab fails only the allocations that cannot sleep (the io_cq's is
+# GFP_ATOMIC) of the tasks marked make-it-fail.
+case_faults() {
+	local dir=$1 dev=$2 secs=$3 fs=/sys/kernel/debug/failslab fallback owner tasks
+	if [ ! -d "$fs" ] || [ ! -e /proc/self/make-it-fail ]; then
+		error "$dir" "no failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+		return
+	fi
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	echo Y > $fs/task-filter
+	echo Y > $fs/ignore-gfp-wait
+	echo 0 > $fs/verbose
+	echo 1 > $fs/interval
+	echo -1 > $fs/times
+	fallback=$(fiops_stat "$dev" fallback)
+
+	start_fio "$dir" "$dev" "$secs" $S/owner.fio owner
+	owner=$fio_pid
+	sleep 1
+	echo 100 > $fs/probability
+	start_fio "$dir" "$dev" "$secs" $S/fallback.fio fallback 1
+	wait_fio "$dir" "$fio_pid" $((secs + 60)) || error "$dir" "fallback reader failed"
+	wait_fio "$dir" "$owner" 60 || error "$dir" "owner reader failed"
+	result "$dir" fallback_after_pair $(( $(fiops_stat "$dev" fallback) - fallback ))
+
+	echo 50 > $fs/probability
+	start_fio "$dir" "$dev" "$secs" $S/verify.fio fio 1
+	tasks=0
+	while kill -0 "$fio_pid" 2>/dev/null; do
+		(
+			echo 1 > /proc/self/make-it-fail
+			churn_task "$dev" $((tasks * 2 + 1))
+		) || error "$dir" "a reader failed"
+		tasks=$((tasks + 1))
+	done
+	wait_fio "$dir" "$fio_pid" 120 || error "$dir" "verifying fio failed"
+	echo 0 > $fs/probability
+	result "$dir" iterations "$tasks"
+	result "$dir" fallback $(( $(fiops_stat "$dev" fallback) - fallback ))
+	drained "$dev" || error "$dir" "requests still in flight after the load"
+}
+
+# Unplug the device under fiops and load: the host's QMP device_del does
+# it when the console says "unplug <serial>".
+case_unplug() {
+	local dir=$1 dev=$2 serial=$3 gone
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	start_fio "$dir" "$dev" 60 $S/unplug.fio
+	sleep 3
+	say "unplug $serial"
+	gone=0
+	for _ in $(seq 60); do
+		[ -e "/sys/block/$dev" ] || { gone=1; break; }
+		sleep 0.5
+	done
+	[ "$gone" = 1 ] || error "$dir" "/sys/block/$dev still there 30 s after device_del"
+	result "$dir" removed "$gone"
+	result "$dir" iterations 1
+	# fio is expected to fail with I/O errors; not to hang.
+	wait_fio "$dir" "$fio_pid" 60
+}
+
+run_stress() {
+	dmesg -c > $S/boot-dmesg.txt
+	while read -r name serial arg; do
+		case "$name" in ''|'#'*) continue ;; esac
+		dir=$S/$name
+		mkdir -p "$dir"
+		: > "$dir/errors.txt"
+		dev=$(dev_by_serial "$serial")
+		if [ -z "$dev" ]; then
+			error "$dir" "no NVMe device with serial $serial"
+			continue
+		fi
+		say "stress $name on $dev ($arg)"
+		start=$(date +%s)
+		"case_$name" "$dir" "$dev" "$arg"
+		result "$dir" seconds $(( $(date +%s) - start ))
+		result "$dir" errors "$(grep -c . "$dir/errors.txt")"
+		dmesg -c > "$dir/dmesg.txt"
+		say "stress $name: $(grep -c . "$dir/errors.txt") errors"
+	done < $S/cases
+}
