@@ -115,10 +115,20 @@ def judge_case(run_dir, name, console):
     }
 
 
+def judge_outside(run_dir):
+    """A row for the kernel's messages outside the cases: the boot, before
+    the first case, and the shutdown, after the last."""
+    found = findings(os.path.join(run_dir, "stress", "boot-dmesg.txt")) + \
+        findings(os.path.join(run_dir, "dmesg.txt"))
+    return {"case": "boot and shutdown", "iterations": 1, "errors": 0,
+            "dmesg_findings": len(found), "seconds": 0, "passed": not found,
+            "error_lines": [], "finding_lines": found, "result": {}}
+
+
 def judge(run_dir, cases):
-    """One row per case, in the order run."""
+    """One row per case, in the order run, and one for the rest of dmesg."""
     console = console_segments(os.path.join(run_dir, "console.log"))
-    return [judge_case(run_dir, name, console) for name in cases]
+    return [judge_case(run_dir, name, console) for name in cases] + [judge_outside(run_dir)]
 
 
 def table(rows):

@@ -178,9 +178,11 @@ def settings(env):
 
 def kernel_info(kernel):
     """kernel.json of the build the bzImage belongs to, if it has one."""
-    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(kernel))))
-    name = os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(kernel))))
-    path = os.path.join(build, "kernel%s.json" % name[len("linux"):])
+    tree = kernel
+    for _ in range(4):    # <tree>/arch/x86/boot/bzImage
+        tree = os.path.dirname(tree)
+    name = os.path.basename(tree)
+    path = os.path.join(os.path.dirname(tree), "kernel%s.json" % name[len("linux"):])
     return bench.read_json(path) if os.path.exists(path) else {"bzImage": kernel}
 
 

@@ -144,10 +144,11 @@ case_churn() {
 # the value as it was.
 hostile_write() {
 	local before msg rc after
-	before=$(cat "$1")
+	# read is a shell builtin: a fork fewer per value on a slow kernel.
+	read -r before < "$1"
 	msg=$(cat "$2" 2>&1 > "$1")
 	rc=$?
-	after=$(cat "$1")
+	read -r after < "$1"
 	case "$msg" in *"Invalid argument"*) ;; *)
 		echo "$(basename "$1") <- $(basename "$2"): exit $rc, not EINVAL: $msg"
 	esac

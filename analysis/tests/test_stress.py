@@ -14,6 +14,15 @@ def fio_json(path, iops):
 
 
 class StressJudgeTest(unittest.TestCase):
+    def test_a_warning_at_boot_or_shutdown_fails_its_own_row(self):
+        self.case("hostile", {"iterations": 10, "errors": 0})
+        with open(os.path.join(self.run, "dmesg.txt"), "w") as f:
+            f.write("[ 99.0] WARNING: CPU: 0 PID: 1 at block/elevator.c:1\n")
+        hostile, outside = stress.judge(self.run, ["hostile"])
+        self.assertTrue(hostile["passed"])
+        self.assertFalse(outside["passed"])
+        self.assertIn("| boot and shutdown | 1 | 0 | 1 | 0 | FAIL |", stress.table([outside]))
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.run = self.tmp.name
@@ -38,8 +47,9 @@ class StressJudgeTest(unittest.TestCase):
     def test_clean_case_passes(self):
         self.case("churn", {"iterations": 1000, "errors": 0, "seconds": 90},
                   dmesg="[ 1.0] nvme nvme0: 1/0/0 default/read/poll queues\n")
-        row, = stress.judge(self.run, ["churn"])
+        row, outside = stress.judge(self.run, ["churn"])
         self.assertTrue(row["passed"])
+        self.assertTrue(outside["passed"])
         self.assertEqual((row["iterations"], row["errors"], row["dmesg_findings"]), (1000, 0, 0))
 
     def test_a_warning_fails_the_case_it_happened_in(self):
@@ -47,7 +57,7 @@ class StressJudgeTest(unittest.TestCase):
                   dmesg="[ 5.1] WARNING: CPU: 1 PID: 77 at block/fiops-iosched.c:1326\n"
                         "[ 5.1] Call Trace:\n")
         self.case("hostile", {"iterations": 10, "errors": 0})
-        churn, hostile = stress.judge(self.run, ["churn", "hostile"])
+        churn, hostile, _ = stress.judge(self.run, ["churn", "hostile"])
         self.assertFalse(churn["passed"])
         self.assertEqual(churn["dmesg_findings"], 2)
         self.assertTrue(hostile["passed"])
@@ -62,7 +72,7 @@ class StressJudgeTest(unittest.TestCase):
     def test_guest_errors_fail(self):
         self.case("hostile", {"iterations": 300, "errors": 1},
                   errors="read_scale <- 003: exit 0, not EINVAL: \n")
-        row, = stress.judge(self.run, ["hostile"])
+        row, _ = stress.judge(self.run, ["hostile"])
         self.assertFalse(row["passed"])
         self.assertIn("read_scale <- 003", stress.table([row]))
 
@@ -72,7 +82,7 @@ class StressJudgeTest(unittest.TestCase):
         with open(os.path.join(self.run, "console.log"), "w") as f:
             f.write("fiops: stress switch on nvme0n1 (120)\n"
                     "[ 9.0] BUG: kernel NULL pointer dereference, address: 0\n")
-        row, = stress.judge(self.run, ["switch"])
+        row, _ = stress.judge(self.run, ["switch"])
         self.assertFalse(row["passed"])
         self.assertEqual(row["dmesg_findings"], 1)
         self.assertIn("the case did not finish", row["error_lines"])
@@ -80,25 +90,25 @@ class StressJudgeTest(unittest.TestCase):
     def test_faults_needs_the_fallback_owner_and_an_equal_share(self):
         self.case("faults", {"iterations": 40, "errors": 0, "fallback": 350},
                   owner=240, fallback=250)
-        row, = stress.judge(self.run, ["faults"])
+        row, _ = stress.judge(self.run, ["faults"])
         self.assertTrue(row["passed"], row)
 
     def test_faults_fails_when_requests_without_icq_jump_the_queue(self):
         self.case("faults", {"iterations": 40, "errors": 0, "fallback": 350},
                   owner=20, fallback=480)
-        row, = stress.judge(self.run, ["faults"])
+        row, _ = stress.judge(self.run, ["faults"])
         self.assertFalse(row["passed"])
         self.assertIn("24.00x", row["error_lines"][0])
 
     def test_faults_fails_when_no_fault_happened(self):
         self.case("faults", {"iterations": 40, "errors": 0, "fallback": 0},
                   owner=250, fallback=250)
-        row, = stress.judge(self.run, ["faults"])
+        row, _ = stress.judge(self.run, ["faults"])
         self.assertFalse(row["passed"])
 
     def test_unplug_needs_the_device_gone(self):
         self.case("unplug", {"iterations": 1, "errors": 0, "removed": 0, "fio_rc": 1})
-        row, = stress.judge(self.run, ["unplug"])
+        row, _ = stress.judge(self.run, ["unplug"])
         self.assertFalse(row["passed"])
         self.assertEqual(row["error_lines"], ["the device was not removed"])
 

@@ -230,7 +230,7 @@ class StressTest(GuestTest):
         meta = load(run, "meta.json")
         self.assertTrue(meta["passed"])
         self.assertEqual([r["case"] for r in meta["rows"]],
-                         ["switch", "churn", "hostile", "faults", "unplug"])
+                         ["switch", "churn", "hostile", "faults", "unplug", "boot and shutdown"])
         for row in meta["rows"]:
             self.assertGreater(row["iterations"], 0, row)
             self.assertEqual((row["errors"], row["dmesg_findings"]), (0, 0), row)

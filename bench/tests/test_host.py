@@ -868,6 +868,14 @@ class StressInputsTest(unittest.TestCase):
         self.assertIn(b"nosuch", dict(stress.bad_values("scheduler")).values())
         self.assertIn(b"2049", dict(stress.bad_values("nr_requests")).values())
 
+    def test_kernel_info_is_the_builds(self):
+        with tempfile.TemporaryDirectory() as d:
+            bench.write_json(os.path.join(d, "kernel-debug.json"), {"release": "6.1-debug"})
+            kernel = os.path.join(d, "linux-debug", "arch", "x86", "boot", "bzImage")
+            self.assertEqual(stress.kernel_info(kernel), {"release": "6.1-debug"})
+            self.assertEqual(stress.kernel_info("/elsewhere/bzImage"),
+                             {"bzImage": "/elsewhere/bzImage"})
+
     def test_inputs_give_each_case_its_device(self):
         with tempfile.TemporaryDirectory() as d:
             stress.write_inputs(d, ["churn", "unplug"], stress.FORMS["short"]["args"])
