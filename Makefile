@@ -17,11 +17,14 @@ export $(COMPARE_VARS)
 # make stress: the form, the cases and the kernel (bench/stress.py).
 STRESS_VARS := STRESS STRESS_CASES STRESS_KERNEL
 export $(STRESS_VARS)
+# make overhead's matrix (bench/overhead.py); SCHEDS and REPEAT as above.
+OVERHEAD_VARS := JOBS QDS HWQS
+export $(OVERHEAD_VARS)
 # make report: the compare folder to report on (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
 
 .PHONY: help deps kernel kernel-debug guest bench compare reanalyse report calibrate \
-	calibrate-size kunit stress test lint clean
+	calibrate-size kunit stress overhead test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
@@ -32,6 +35,7 @@ help:
 	@echo "make calibrate-size      device time per request size, and the FIOPS size_scale"
 	@echo "make kunit               boot the kernel once to run the FIOPS KUnit suite"
 	@echo "make stress              the stress cases on the debug kernel (STRESS=short: bench kernel)"
+	@echo "make overhead            IOPS and CPU per request of every scheduler on null_blk"
 	@echo "make deps | kernel | guest | lint | clean"
 
 deps:
@@ -74,6 +78,10 @@ calibrate-size: kernel guest
 # kernel; STRESS_CASES picks cases.  See bench/stress.py.
 stress: guest $(if $(filter short,$(STRESS)),kernel,kernel-debug)
 	@$(PYTHON) bench/stress.py
+
+# SCHEDS JOBS QDS HWQS REPEAT RUNTIME: see bench/overhead.py.
+overhead: kernel guest
+	@$(PYTHON) bench/overhead.py
 
 kunit: kernel
 	@$(PYTHON) bench/kunit.py $(BUILD)/linux/arch/x86/boot/bzImage fiops

@@ -11,7 +11,7 @@ BINARIES="/usr/bin/fio /usr/sbin/blktrace /usr/bin/blkparse"
 
 stamp() {
 	{
-		cat "$TOP/guest/init" "$TOP/guest/stress.sh" "$0"
+		cat "$TOP/guest/init" "$TOP/guest/stress.sh" "$TOP/guest/overhead.sh" "$0"
 		dpkg-query -W fio blktrace busybox-static libc6
 	} | sha256sum | cut -d' ' -f1
 }
@@ -42,6 +42,7 @@ if [ -d /usr/lib/x86_64-linux-gnu/fio ]; then
 fi
 cp "$TOP/guest/init" "$root/init"
 cp "$TOP/guest/stress.sh" "$root/stress.sh"
+cp "$TOP/guest/overhead.sh" "$root/overhead.sh"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$OUT.new"
 mv "$OUT.new" "$OUT"

@@ -22,6 +22,7 @@ import compare  # noqa: E402
 import jobfile  # noqa: E402
 from analysis import devcost, files  # noqa: E402  (bench put the top folder on the path)
 import kunit  # noqa: E402
+import overhead  # noqa: E402
 import qemu  # noqa: E402
 import stress  # noqa: E402
 import params  # noqa: E402
@@ -884,6 +885,23 @@ class StressInputsTest(unittest.TestCase):
             with open(os.path.join(d, "stress", "bad-values", "read_scale", "000"), "rb") as f:
                 self.assertEqual(f.read(), b"\n")
             self.assertTrue(os.path.exists(os.path.join(d, "stress", "verify.fio")))
+
+
+class OverheadPlanTest(unittest.TestCase):
+    """make overhead's matrix: settings checked, schedulers rotated."""
+
+    def test_plan_rotates_the_schedulers(self):
+        s = overhead.settings({"SCHEDS": "none fiops bfq", "JOBS": "1", "QDS": "1 8",
+                                     "REPEAT": "1"})
+        firsts = [p[1] for p in overhead.plan(s)[::3]]
+        self.assertEqual(firsts, ["none", "fiops"])
+        self.assertEqual(len(overhead.plan(s)), 6)
+
+    def test_bad_settings(self):
+        for env in ({"JOBS": "0"}, {"QDS": "x"}, {"SCHEDS": "cfq"}):
+            with self.assertRaises(ValueError):
+                overhead.settings(env)
+
 
 
 class WorkloadsTest(unittest.TestCase):

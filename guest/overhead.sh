@@ -1,0 +1,31 @@
+# make overhead, in the guest: sourced by init, which provides say().
+# Each line of /out/overhead/plan is "name sched jobs qd runtime": run
+# workloads/overhead/peak.fio on /dev/nullb0 under that scheduler into
+# /out/overhead/<name>/ with the guest's CPU time around it (/proc/stat's
+# cpu line before and after, in USER_HZ ticks).
+
+O=/out/overhead
+
+run_point() {
+	local name=$1 sched=$2 jobs=$3 qd=$4 runtime=$5 dir=$O/$1 q=/sys/block/nullb0/queue
+	mkdir -p "$dir"
+	if ! echo "$sched" > $q/scheduler || ! grep -q "\[$sched\]" $q/scheduler; then
+		echo "cannot select $sched" > "$dir/error"
+		return
+	fi
+	cat $q/scheduler $q/nr_requests > "$dir/queue.txt"
+	grep '^cpu ' /proc/stat > "$dir/stat-before.txt"
+	JOBS=$jobs QD=$qd FIO_DEV=/dev/nullb0 FIO_RUNTIME=$runtime fio \
+		--output-format=json --output="$dir/fio.json" $O/peak.fio > "$dir/fio.log" 2>&1
+	echo $? > "$dir/fio.rc"
+	grep '^cpu ' /proc/stat > "$dir/stat-after.txt"
+}
+
+run_overhead() {
+	[ -b /dev/nullb0 ] || { say "no /dev/nullb0"; return; }
+	while read -r name sched jobs qd runtime; do
+		case "$name" in ''|'#'*) continue ;; esac
+		say "overhead $name"
+		run_point "$name" "$sched" "$jobs" "$qd" "$runtime"
+	done < $O/plan
+}
