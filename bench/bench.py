@@ -252,14 +252,23 @@ def boot(run_dir, p, meta, steps, twin=params_mod.FILE_DEVICE):
     finally:
         shutil.rmtree(disk_dir, ignore_errors=True)
     meta["guest_seconds"] = round(elapsed, 1)
+    error = guest_error(run_dir, rc, timed_out, meta["timeout"])
+    if error:
+        raise RunError(error)
+
+
+def guest_error(run_dir, rc, timed_out, timeout):
+    """Why a guest that qemu.run() ran in run_dir did not finish, or None:
+    init writes dmesg.txt just before it powers off."""
+    console = os.path.join(run_dir, "console.log")
     if timed_out:
-        raise RunError("guest did not finish within %ds and was killed; console log: %s"
-                       % (meta["timeout"], console))
+        return "guest did not finish within %ds and was killed; console log: %s" % (timeout,
+                                                                                     console)
     if rc != 0:
-        raise RunError("qemu exited %d; see %s and %s"
-                       % (rc, os.path.join(run_dir, "qemu.log"), console))
+        return "qemu exited %d; see %s and %s" % (rc, os.path.join(run_dir, "qemu.log"), console)
     if not os.path.exists(os.path.join(run_dir, "dmesg.txt")):
-        raise RunError("guest powered off without finishing; console log: %s" % console)
+        return "guest powered off without finishing; console log: %s" % console
+    return None
 
 
 read_kv = files.read_kv

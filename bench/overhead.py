@@ -85,11 +85,9 @@ def boot(boot_dir, s, hwq):
                       "timeout": timeout, "harness_revision": bench.harness_revision()})
     bench.say("hwq %d: %d points, timeout %ds; console: %s" % (hwq, len(points), timeout,
                                                                console))
-    rc, elapsed, timed_out = qemu.run(cmd, timeout, os.path.join(boot_dir, "qemu.log"), console,
+    rc, _, timed_out = qemu.run(cmd, timeout, os.path.join(boot_dir, "qemu.log"), console,
                                       progress=lambda line: bench.say("  " + line))
-    if timed_out or rc != 0 or not os.path.exists(os.path.join(boot_dir, "dmesg.txt")):
-        return "guest failed (rc %d, timed out %s); see %s" % (rc, timed_out, console)
-    return None
+    return bench.guest_error(boot_dir, rc, timed_out, timeout)
 
 
 def main():

@@ -147,13 +147,7 @@ def boot(run_dir, kernel, meta):
         shutil.rmtree(disk_dir, ignore_errors=True)
         shutil.rmtree(sock_dir, ignore_errors=True)
     meta["guest_seconds"] = round(elapsed, 1)
-    if timed_out:
-        return "guest did not finish within %ds and was killed" % meta["timeout"]
-    if rc != 0:
-        return "qemu exited %d" % rc
-    if not os.path.exists(os.path.join(run_dir, "dmesg.txt")):
-        return "guest powered off without finishing"
-    return None
+    return bench.guest_error(run_dir, rc, timed_out, meta["timeout"])
 
 
 def settings(env):
@@ -216,8 +210,7 @@ def run(form, cases, kernel):
                    meta["kernel"].get("release", kernel), text))
     print(text, end="")
     if boot_error:
-        print("stress: FAILED: %s; console log: %s"
-              % (boot_error, os.path.join(run_dir, "console.log")), file=sys.stderr)
+        print("stress: FAILED: %s" % boot_error, file=sys.stderr)
     print("run: " + run_dir)
     if bench.interrupted:
         return bench.INTERRUPTED_EXIT
