@@ -79,7 +79,8 @@ calibrate-size: kernel guest
 stress: guest $(if $(filter short,$(STRESS)),kernel,kernel-debug)
 	@$(PYTHON) bench/stress.py
 
-# SCHEDS JOBS QDS HWQS REPEAT RUNTIME: see bench/overhead.py.
+# SCHEDS JOBS QDS HWQS REPEAT RUNTIME CLOCKS ICOUNT_SHIFT ICOUNT_RUNTIME: see
+# bench/overhead.py.
 overhead: kernel guest
 	@$(PYTHON) bench/overhead.py
 

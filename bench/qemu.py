@@ -78,9 +78,12 @@ def device_id(serial):
     return "nvme-" + serial
 
 
-def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks, qmp=None):
+def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks, qmp=None,
+            icount=None):
     """Full command line; disks is a list of nvme_args() lists; qmp, a
-    Unix socket path for qmp_command()."""
+    Unix socket path for qmp_command(); icount, a shift for TCG's
+    instruction counting: the guest's clock then advances 2**shift ns per
+    instruction it executes, whatever the host's speed."""
     cmd = [QEMU, "-nodefaults", "-no-reboot", "-display", "none",
            "-accel", accel, "-m", str(mem), "-smp", str(vcpus),
            "-kernel", kernel, "-append", cmdline,
@@ -96,6 +99,8 @@ def command(kernel, initrd, accel, vcpus, mem, cmdline, console, share, disks, q
         cmd += d
     if qmp:
         cmd += ["-qmp", "unix:%s,server=on,wait=off" % qmp]
+    if icount is not None:
+        cmd += ["-icount", "shift=%d" % icount]
     return cmd
 
 

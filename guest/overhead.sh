@@ -1,8 +1,8 @@
 # make overhead, in the guest: sourced by init, which provides say().
 # Each line of /out/overhead/plan is "name sched jobs qd runtime": run
 # workloads/overhead/peak.fio on /dev/nullb0 under that scheduler into
-# /out/overhead/<name>/ with the guest's CPU time around it (/proc/stat's
-# cpu line before and after, in USER_HZ ticks).
+# /out/overhead/<name>/ with the guest's CPU time and context switches
+# around it (/proc/stat's cpu and ctxt lines before and after).
 
 O=/out/overhead
 
@@ -14,11 +14,11 @@ run_point() {
 		return
 	fi
 	cat $q/scheduler $q/nr_requests > "$dir/queue.txt"
-	grep '^cpu ' /proc/stat > "$dir/stat-before.txt"
+	grep -E '^(cpu|ctxt) ' /proc/stat > "$dir/stat-before.txt"
 	JOBS=$jobs QD=$qd FIO_DEV=/dev/nullb0 FIO_RUNTIME=$runtime fio \
 		--output-format=json --output="$dir/fio.json" $O/peak.fio > "$dir/fio.log" 2>&1
 	echo $? > "$dir/fio.rc"
-	grep '^cpu ' /proc/stat > "$dir/stat-after.txt"
+	grep -E '^(cpu|ctxt) ' /proc/stat > "$dir/stat-after.txt"
 }
 
 run_overhead() {

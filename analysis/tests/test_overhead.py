@@ -8,7 +8,7 @@ import unittest
 from analysis import overhead
 
 
-def save_point(boot, name, iops, ios, busy, rc=0):
+def save_point(boot, name, iops, ios, busy, rc=0, switches=None):
     d = os.path.join(boot, "overhead", name)
     os.makedirs(d)
     with open(os.path.join(d, "fio.rc"), "w") as f:
@@ -16,10 +16,15 @@ def save_point(boot, name, iops, ios, busy, rc=0):
     with open(os.path.join(d, "fio.json"), "w") as f:
         json.dump({"jobs": [{"read": {"iops": iops, "total_ios": ios}}]}, f)
     # user nice system idle iowait irq softirq steal guest guest_nice
+    # Folders from before ctxt was recorded have the cpu line only.
     with open(os.path.join(d, "stat-before.txt"), "w") as f:
         f.write("cpu  100 0 100 500 7 0 0 0 0 0\n")
+        if switches is not None:
+            f.write("ctxt 5000\n")
     with open(os.path.join(d, "stat-after.txt"), "w") as f:
         f.write("cpu  %d 0 100 900 9 0 0 0 0 0\n" % (100 + busy))
+        if switches is not None:
+            f.write("ctxt %d\n" % (5000 + switches))
 
 
 class OverheadTest(unittest.TestCase):
@@ -47,6 +52,30 @@ class OverheadTest(unittest.TestCase):
             self.assertAlmostEqual(s.loc["none", "iops_ratio"], 1.0)
             text = overhead.report(top)
             self.assertIn("| 16 x 64 | 1500 | 100.0 | 0.93 ± ", text)
+            self.assertIn("| 16 x 64 | - | - |", text)     # no ctxt recorded
+
+    def test_clocks_and_context_switches(self):
+        with tempfile.TemporaryDirectory() as top:
+            for boot, fiops_switches in (("hwq1", 6000), ("icount-hwq1", 300)):
+                lines = []
+                for sched, iops, switches in (("none", 1000, 150), ("fiops", 800,
+                                                                    fiops_switches)):
+                    name = "j1-qd1-r1-%s" % sched
+                    save_point(os.path.join(top, boot), name, iops, 3 * iops, 30,
+                               switches=switches)
+                    lines.append("%s %s 1 1 3\n" % (name, sched))
+                with open(os.path.join(top, boot, "overhead", "plan"), "w") as f:
+                    f.writelines(lines)
+            os.makedirs(os.path.join(top, "hwq-notes"))     # not a boot folder
+            s = overhead.summary(overhead.table(top)).set_index(["clock", "scheduler"])
+            # Each clock's fiops is compared with none of the same boot.
+            self.assertAlmostEqual(s.loc[("icount", "fiops"), "iops_ratio"], 0.8)
+            self.assertAlmostEqual(s.loc[("wall", "fiops"), "switches"], 2.5)
+            self.assertAlmostEqual(s.loc[("icount", "none"), "switches"], 0.05)
+            text = overhead.report(top)
+            self.assertIn("## wall clock, nr_hw_queues 1", text)
+            self.assertIn("## icount clock, nr_hw_queues 1", text)
+            self.assertIn("| 1 x 1 | 0.05 | 0.12 |", text)
 
 
 if __name__ == "__main__":

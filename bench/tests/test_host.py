@@ -898,9 +898,20 @@ class OverheadPlanTest(unittest.TestCase):
         self.assertEqual(len(overhead.plan(s)), 6)
 
     def test_bad_settings(self):
-        for env in ({"JOBS": "0"}, {"QDS": "x"}, {"SCHEDS": "cfq"}):
-            with self.assertRaises(ValueError):
+        for env in ({"JOBS": "0"}, {"QDS": "x"}, {"SCHEDS": "cfq"}, {"CLOCKS": "kvm"},
+                    {"ICOUNT_SHIFT": "11"}, {"ICOUNT_SHIFT": "1 2"}, {"ICOUNT_RUNTIME": "0"}):
+            with self.assertRaises(ValueError, msg=env):
                 overhead.settings(env)
+
+    def test_icount_boots_one_queue_on_one_vcpu(self):
+        s = overhead.settings({"HWQS": "1 2", "ICOUNT_SHIFT": "0"})
+        self.assertEqual(overhead.boots(s), [("wall", 1), ("wall", 2), ("icount", 1)])
+        self.assertEqual(overhead.CLOCKS["icount"], 1)
+        cmd = qemu.command("bz", None, "tcg", 1, 512, "", "c.log", None, [],
+                           icount=s["ICOUNT_SHIFT"])
+        self.assertEqual(cmd[cmd.index("-icount") + 1], "shift=0")
+        self.assertNotIn("-icount", qemu.command("bz", None, "tcg", 2, 512, "", "c.log",
+                                                 None, []))
 
 
 
