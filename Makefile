@@ -79,8 +79,8 @@ calibrate-size: kernel guest
 stress: guest $(if $(filter short,$(STRESS)),kernel,kernel-debug)
 	@$(PYTHON) bench/stress.py
 
-# SCHEDS JOBS QDS HWQS REPEAT RUNTIME CLOCKS ICOUNT_SHIFT ICOUNT_RUNTIME: see
-# bench/overhead.py.
+# SCHEDS JOBS QDS HWQS REPEAT RUNTIME CLOCKS ICOUNT_SHIFT ICOUNT_RUNTIME PROFILE:
+# see bench/overhead.py.  PROFILE=1 also builds initramfs-perf.cpio.
 overhead: kernel guest
 	@$(PYTHON) bench/overhead.py
 

@@ -18,6 +18,7 @@ from analysis import analyze
 from analysis.report import mean_ci
 
 USER_HZ = 100    # /proc/stat's tick, the same on every Linux architecture
+SCHEDULERS = ("none", "mq-deadline", "kyber", "bfq", "fiops")     # the tables' order
 BOOT = re.compile(r"^(?:(icount)-)?hwq(\d+)$")
 MEASURES = {
     "wall": "2 vCPUs, real time: contention as on hardware, the host's noise in every number",
@@ -157,8 +158,7 @@ def report(top):
     lines = ["IOPS and guest CPU time per request over none's in the same boot, point and "
              "round (mean ± 95% CI over rounds; QEMU TCG, null_blk irqmode=0), and context "
              "switches per request (mean).", ""]
-    scheds = [x for x in ("none", "mq-deadline", "kyber", "bfq", "fiops")
-              if x in set(s["scheduler"])]
+    scheds = [x for x in SCHEDULERS if x in set(s["scheduler"])]
     for (clock, hwq), g in s.groupby(["clock", "hwq"], sort=False):
         lines += ["## %s clock, nr_hw_queues %d" % (clock, hwq), "",
                   "%s; folder %s/." % (MEASURES[clock], boot_name(clock, hwq)), ""]

@@ -6,6 +6,10 @@ set -eu
 PACKAGES="linux-source-6.1 gcc make libc6-dev flex bison bc libelf-dev
 libssl-dev cpio xz-utils qemu-system-x86 fio blktrace gnuplot-nox
 python3 python3-pandas python3-scipy busybox-static"
+# make overhead PROFILE=1 samples the guest with perf.
+if [ "${PROFILE:-}" ]; then
+	PACKAGES="$PACKAGES linux-perf"
+fi
 
 missing=""
 for p in $PACKAGES; do

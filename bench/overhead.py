@@ -26,6 +26,12 @@ nr_hw_queues (HWQS, default "1 2"):
   path length of each scheduler, not its lock contention.  Its points run
   ICOUNT_RUNTIME seconds of guest time (default 1: the numbers do not
   vary, and a guest second takes about 3 s on these machines).
+
+PROFILE=1 also samples the guest with perf at PROFILE_HZ into each
+point's perf.data (initramfs-perf.cpio, built by make overhead
+PROFILE=1), and analysis/profile.py writes profile.md: samples per 1000
+requests by symbol.  perf slows every point, so a profiled run is for
+the profile, not for the ratios.
 """
 
 import os
@@ -36,11 +42,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import overhead as overhead_mod  # noqa: E402
+from analysis import profile  # noqa: E402
 import bench  # noqa: E402
 import qemu  # noqa: E402
 
 JOBFILE = os.path.join(bench.TOP, "workloads", "overhead", "peak.fio")
-SCHEDS = ("none", "mq-deadline", "kyber", "bfq", "fiops")
+SCHEDS = overhead_mod.SCHEDULERS
+PROFILE_HZ = 4999     # prime, so as not to sample in step with the tick
 CLOCKS = {"wall": 2, "icount": 1}     # clock: vCPUs, see above
 DEFAULTS = {"SCHEDS": " ".join(SCHEDS), "JOBS": "1 4 16", "QDS": "1 8 64", "HWQS": "1 2",
             "REPEAT": "3", "RUNTIME": "3", "CLOCKS": " ".join(CLOCKS), "ICOUNT_SHIFT": "1",
@@ -68,7 +76,21 @@ def settings(env):
                                                                  " ".join(SCHEDS)))
     for key in ("REPEAT", "RUNTIME", "ICOUNT_RUNTIME"):
         s[key] = int(s[key][0])
+    if env.get("PROFILE", "") not in ("", "0", "1"):
+        raise ValueError("PROFILE=%s: 1 to profile, 0 or unset not to" % env["PROFILE"])
+    s["PROFILE"] = env.get("PROFILE") == "1"
     return s
+
+
+def initrd(s):
+    """The initramfs to boot; raises ValueError if the profiling one is
+    asked for and missing."""
+    if not s["PROFILE"]:
+        return bench.INITRD
+    path = os.path.join(bench.BUILD, "initramfs-perf.cpio")
+    if not os.path.exists(path):
+        raise ValueError("PROFILE=1: no %s; make overhead PROFILE=1 builds it" % path)
+    return path
 
 
 def plan(s):
@@ -103,13 +125,18 @@ def boot(boot_dir, s, clock, hwq):
     d = os.path.join(boot_dir, "overhead")
     os.makedirs(d)
     shutil.copy(JOBFILE, d)
+    if s["PROFILE"]:
+        with open(os.path.join(d, "profile"), "w") as f:
+            f.write("%d\n" % PROFILE_HZ)
+        # The names of the kernel's addresses, for analysis/profile.py.
+        shutil.copy(os.path.join(bench.BUILD, "linux", "System.map"), boot_dir)
     points = plan(s)
     runtime = s["RUNTIME"] if clock == "wall" else s["ICOUNT_RUNTIME"]
     with open(os.path.join(d, "plan"), "w") as f:
         for name, sched, jobs, qd in points:
             f.write("%s %s %s %s %d\n" % (name, sched, jobs, qd, runtime))
     console = os.path.join(boot_dir, "console.log")
-    cmd = qemu.command(bench.KERNEL, bench.INITRD, "tcg", CLOCKS[clock], 1024, cmdline(hwq),
+    cmd = qemu.command(bench.KERNEL, initrd(s), "tcg", CLOCKS[clock], 1024, cmdline(hwq),
                        console, boot_dir, [],
                        icount=s["ICOUNT_SHIFT"] if clock == "icount" else None)
     # A guest second under icount took 2.5-3.5 s here; leave room for 4.
@@ -128,6 +155,7 @@ def boot(boot_dir, s, clock, hwq):
 def main():
     try:
         s = settings(os.environ)
+        initrd(s)
     except ValueError as e:
         print("overhead: %s" % e, file=sys.stderr)
         return 2
@@ -154,6 +182,11 @@ def main():
     with open(os.path.join(top, "overhead.md"), "w") as f:
         f.write(text)
     print(text, end="")
+    profiled = profile.report(top) if s["PROFILE"] else None
+    if profiled:
+        with open(os.path.join(top, "profile.md"), "w") as f:
+            f.write(profiled)
+        print("profile: " + os.path.join(top, "profile.md"))
     print("run: " + top)
     if bench.interrupted:
         return bench.INTERRUPTED_EXIT

@@ -2,7 +2,10 @@
 # Each line of /out/overhead/plan is "name sched jobs qd runtime": run
 # workloads/overhead/peak.fio on /dev/nullb0 under that scheduler into
 # /out/overhead/<name>/ with the guest's CPU time and context switches
-# around it (/proc/stat's cpu and ctxt lines before and after).
+# around it (/proc/stat's cpu and ctxt lines before and after).  When
+# /out/overhead/profile exists (make overhead PROFILE=1), perf samples
+# every CPU during fio into <name>/perf.data; its first line is the
+# sampling frequency.
 
 O=/out/overhead
 
@@ -15,10 +18,17 @@ run_point() {
 	fi
 	cat $q/scheduler $q/nr_requests > "$dir/queue.txt"
 	grep -E '^(cpu|ctxt) ' /proc/stat > "$dir/stat-before.txt"
-	JOBS=$jobs QD=$qd FIO_DEV=/dev/nullb0 FIO_RUNTIME=$runtime fio \
+	JOBS=$jobs QD=$qd FIO_DEV=/dev/nullb0 FIO_RUNTIME=$runtime $(profiler "$dir") fio \
 		--output-format=json --output="$dir/fio.json" $O/peak.fio > "$dir/fio.log" 2>&1
 	echo $? > "$dir/fio.rc"
 	grep -E '^(cpu|ctxt) ' /proc/stat > "$dir/stat-after.txt"
+}
+
+# The command line that runs fio under perf, or nothing.  perf's own
+# exit status is fio's.
+profiler() {
+	[ -f $O/profile ] || return 0
+	echo "perf record -q -a -F $(head -n 1 $O/profile) -o $1/perf.data"
 }
 
 run_overhead() {

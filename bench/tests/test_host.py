@@ -899,9 +899,21 @@ class OverheadPlanTest(unittest.TestCase):
 
     def test_bad_settings(self):
         for env in ({"JOBS": "0"}, {"QDS": "x"}, {"SCHEDS": "cfq"}, {"CLOCKS": "kvm"},
-                    {"ICOUNT_SHIFT": "11"}, {"ICOUNT_SHIFT": "1 2"}, {"ICOUNT_RUNTIME": "0"}):
+                    {"ICOUNT_SHIFT": "11"}, {"ICOUNT_SHIFT": "1 2"}, {"ICOUNT_RUNTIME": "0"},
+                    {"PROFILE": "yes"}):
             with self.assertRaises(ValueError, msg=env):
                 overhead.settings(env)
+
+    def test_profile_needs_its_initramfs(self):
+        self.assertEqual(overhead.initrd(overhead.settings({})), bench.INITRD)
+        s = overhead.settings({"PROFILE": "1"})
+        self.assertTrue(s["PROFILE"])
+        with tempfile.TemporaryDirectory() as build, \
+                mock.patch.object(bench, "BUILD", build):
+            with self.assertRaisesRegex(ValueError, "make overhead PROFILE=1 builds it"):
+                overhead.initrd(s)
+            open(os.path.join(build, "initramfs-perf.cpio"), "w").close()
+            self.assertEqual(overhead.initrd(s), os.path.join(build, "initramfs-perf.cpio"))
 
     def test_icount_boots_one_queue_on_one_vcpu(self):
         s = overhead.settings({"HWQS": "1 2", "ICOUNT_SHIFT": "0"})
