@@ -70,10 +70,10 @@ def table(top):
     rows = []
     for boot in sorted(os.listdir(top)):
         plan = os.path.join(top, boot, "overhead", "plan")
-        name = BOOT.match(boot)
-        if not name or not os.path.exists(plan):
+        found = BOOT.match(boot)
+        if not found or not os.path.exists(plan):
             continue
-        clock, hwq = name.group(1) or "wall", int(name.group(2))
+        clock, hwq = found.group(1) or "wall", int(found.group(2))
         with open(plan) as f:
             for line in f:
                 name, sched, jobs, qd, _ = line.split()
@@ -85,22 +85,23 @@ def table(top):
     return pd.DataFrame(rows)
 
 
-def ratios(runs):
-    """Each run's iops and cpu_us over none's in the same boot, point and round."""
+def ratios(runs, ref="none"):
+    """Each run's iops and cpu_us over ref's in the same boot, point and
+    round (columns iops_none and cpu_us_none hold ref's)."""
     key = ["clock", "hwq", "jobs", "qd", "round"]
-    none = runs[runs["scheduler"] == "none"].set_index(key)[["iops", "cpu_us"]]
-    out = runs.join(none, on=key, rsuffix="_none")
+    base = runs[runs["scheduler"] == ref].set_index(key)[["iops", "cpu_us"]]
+    out = runs.join(base, on=key, rsuffix="_none")
     out["iops_ratio"] = out["iops"] / out["iops_none"]
     out["cpu_ratio"] = out["cpu_us"] / out["cpu_us_none"]
     return out
 
 
-def summary(runs):
-    """Mean and 95% CI of the ratios per clock, hwq, jobs, qd and scheduler,
-    with the mean context switches per request."""
+def summary(runs, ref="none"):
+    """Mean and 95% CI of the ratios to ref per clock, hwq, jobs, qd and
+    scheduler, with the mean context switches per request."""
     rows = []
     key = ["clock", "hwq", "jobs", "qd", "scheduler"]
-    for (clock, hwq, jobs, qd, sched), g in ratios(runs).groupby(key):
+    for (clock, hwq, jobs, qd, sched), g in ratios(runs, ref).groupby(key):
         iops, iops_ci, n = mean_ci(g["iops_ratio"])
         cpu, cpu_ci, _ = mean_ci(g["cpu_ratio"])
         rows.append({"clock": clock, "hwq": hwq, "jobs": jobs, "qd": qd, "scheduler": sched,
@@ -146,6 +147,28 @@ def switch_table(g, scheds):
     return lines
 
 
+def fiops_table(runs, g, scheds):
+    """Markdown rows: fiops's IOPS and CPU per request over each other
+    scheduler's, round by round, at the points of g (one clock and hwq)."""
+    others = [x for x in scheds if x not in ("none", "fiops")]
+    clock, hwq = g["clock"].iloc[0], g["hwq"].iloc[0]
+    mine = runs[(runs["clock"] == clock) & (runs["hwq"] == hwq)]
+    by = {x: summary(mine, ref=x).set_index(["jobs", "qd", "scheduler"]) for x in others}
+    lines = ["| jobs x QD | " + " | ".join("over %s IOPS | CPU" % x for x in others) + " |",
+             "|---|" + "---:|---:|" * len(others)]
+    for jobs, qd in g[["jobs", "qd"]].drop_duplicates().itertuples(index=False):
+        row = "| %d x %d |" % (jobs, qd)
+        for x in others:
+            if (jobs, qd, "fiops") in by[x].index:
+                r = by[x].loc[(jobs, qd, "fiops")]
+                row += " %s | %s |" % (cell(r["iops_ratio"], r["iops_ci"]),
+                                       cell(r["cpu_ratio"], r["cpu_ci"]))
+            else:
+                row += " - | - |"
+        lines.append(row)
+    return lines
+
+
 def report(top):
     """overhead.md's text: per clock and hwq, the ratios to none (none =
     1.00) and the context switches per request."""
@@ -164,4 +187,7 @@ def report(top):
                   "%s; folder %s/." % (MEASURES[clock], boot_name(clock, hwq)), ""]
         lines += ratio_table(g, scheds) + ["", "Context switches per request:", ""]
         lines += switch_table(g, scheds) + [""]
+        if "fiops" in scheds and len(set(scheds) - {"none", "fiops"}):
+            lines += ["fiops over the others, round by round:", ""]
+            lines += fiops_table(runs, g, scheds) + [""]
     return "\n".join(lines) + "\n"

@@ -77,6 +77,22 @@ class OverheadTest(unittest.TestCase):
             self.assertIn("## icount clock, nr_hw_queues 1", text)
             self.assertIn("| 1 x 1 | 0.05 | 0.12 |", text)
 
+    def test_fiops_over_the_others_round_by_round(self):
+        with tempfile.TemporaryDirectory() as top:
+            boot = os.path.join(top, "icount-hwq1")
+            lines = []
+            # fiops/mq-deadline is 0.9 in both rounds though none moves.
+            for rnd, scale in ((1, 1), (2, 2)):
+                for sched, iops in (("none", 1000), ("mq-deadline", 800), ("fiops", 720)):
+                    name = "j16-qd64-r%d-%s" % (rnd, sched)
+                    save_point(boot, name, iops * scale, 3 * iops * scale, 30)
+                    lines.append("%s %s 16 64 3\n" % (name, sched))
+            with open(os.path.join(boot, "overhead", "plan"), "w") as f:
+                f.writelines(lines)
+            text = overhead.report(top)
+            self.assertIn("| jobs x QD | over mq-deadline IOPS | CPU |", text)
+            self.assertIn("| 16 x 64 | 0.90 ± 0.00 | 1.11 ± 0.00 |", text)
+
 
 if __name__ == "__main__":
     unittest.main()
