@@ -19,7 +19,7 @@ import sys
 
 import pandas as pd
 
-from analysis import attribute, depthmsg, devcost, files, metrics, plots, schedmsg, trace
+from analysis import attribute, depthmsg, devcost, files, groups, metrics, plots, schedmsg, trace
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,6 +86,7 @@ def job_tasks(fio, pids, weights, own=None):
                      "runtime_s": fio_job.get("job_runtime", 0) / 1000 or None,
                      "fio_ios": job["ios"], "fio_iops": job["iops"],
                      "direct": str(option(fio, fio_job, "direct", "0")) == "1",
+                     "cgroup": option(fio, fio_job, "cgroup"),
                      "weight": weights.get(job["name"]), "expected": share,
                      "expected_policy": own_share})
     return pd.DataFrame(rows)
@@ -158,7 +159,17 @@ def compute(run_dir, phase="main"):
                                     or stats["unmatched_completions"])
     add_fiops(fields, table, tasks, events, messages)
     add_depth(fields, events, messages, span)
+    add_groups(fields, table, tasks, text)
     return fields, table, series
+
+
+def add_groups(fields, table, tasks, text):
+    """Fields groups (a row per cgroup holding jobs, [] without) and
+    group_jain, from the task table's IOPS and the jobs' cgroup= option."""
+    if "cgroup" not in table:
+        table = table.merge(tasks[["task", "cgroup"]], on="task", how="left")
+    fields["groups"] = groups.table(table, text)
+    fields["group_jain"] = groups.jain(fields["groups"])
 
 
 def by_requests(weights, own, common_measure, own_measure):
@@ -320,6 +331,11 @@ def main(argv=None):
         print("fiops: %d dispatch messages, charges consistent %s (%d violations, %d without "
               "an issue)" % (fiops["messages"], fiops["charges_consistent"],
                              fiops["charge_violations"], fiops["unmatched_messages"]))
+    for row in fields["groups"]:
+        print("group %(group)s weight %(weight)s: %(tasks)d tasks, %(iops).1f IOPS, share "
+              "%(share)s, expected %(expected)s, task spread %(spread)s" % row)
+    if fields["groups"]:
+        print("group jain %s" % fields["group_jain"])
     depth = fields["fiops_depth"]
     if depth:
         print("fiops depth: %d changes (%d probes, %d trials, %d malformed), steady median %s, "

@@ -31,7 +31,7 @@ from scipy import stats
 from analysis import analyze, devcost, metrics, plots
 
 
-ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops"]
+ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops", "iocost"]
 GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "device_cost"]
 TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
                 "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]

@@ -3,14 +3,15 @@
 The FIOPS kernel logs one blktrace message (blk_add_trace_msg) per request
 it dispatches from its service tree:
 
-    fiops dispatch pid=215 be/4 cost=1024 vios=52224 min=51200 q=7 123456+8
+    fiops dispatch pid=215 be/4 cost=1024 vios=52224 min=51200 q=7 123456+8 cg=1
 
 pid is the FIOPS task (the process that created the task's io_cq, i.e.
 the one that issued the I/O), be/4 its class and the request's level, cost
 the vios charged for this request, vios the task's vios after the charge,
 min the minimum of that class's service tree after the charge (min_vios
 here), q the task's requests still queued (queued), and 123456+8 the
-dispatched request's sector and size in sectors (sector, nr_sectors).  The
+dispatched request's sector and size in sectors (sector, nr_sectors), and
+cg the id of the task's cgroup (kernels before cgroup support omit it).  The
 kernel keeps the message short: blktrace cuts messages at 128 bytes.  Passthrough, at-head and
 uncharged requests log nothing, or a message with cost=0; both are counted.
 
@@ -32,7 +33,7 @@ import pandas as pd
 FIELDS = ["pid", "class", "level", "cost", "vios", "min_vios", "queued", "sector", "nr_sectors"]
 DISPATCH = (r"^fiops\s+dispatch\s+pid=(?P<pid>\d+)\s+(?P<class>rt|be|idle)/(?P<level>[0-7])"
             r"\s+cost=(?P<cost>\d+)\s+vios=(?P<vios>\d+)\s+min=(?P<min_vios>\d+)"
-            r"\s+q=(?P<queued>\d+)\s+(?P<sector>\d+)\+(?P<nr_sectors>\d+)\s*$")
+            r"\s+q=(?P<queued>\d+)\s+(?P<sector>\d+)\+(?P<nr_sectors>\d+)(?:\s+cg=\d+)?\s*$")
 COLUMNS = ["time"] + FIELDS
 U64 = ("cost", "vios", "min_vios", "sector")
 EXAMPLES = 5      # violations kept in summary.json to look at

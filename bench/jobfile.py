@@ -93,3 +93,54 @@ def description(text):
             break
         words.append(line.lstrip("#").strip())
     return " ".join(w for w in words if w)
+
+
+GROUP = re.compile(r"^[ \t]*#[ \t]*group:(.*)$", re.M)
+GROUP_PATH = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
+# Every weight file the guest writes takes these: io.bfq.weight stops at 1000.
+GROUP_WEIGHTS = (1, 1000)
+
+
+def groups(text):
+    """{path: weight} of the "# group: PATH WEIGHT" lines, in their order:
+    the cgroups the guest makes (guest/init setup_groups), a nested one
+    after its parent, each with WEIGHT as its default weight in
+    io.fiops.weight, io.bfq.weight and io.weight.  Raises ValueError on a
+    line it cannot take."""
+    result = {}
+    for line in GROUP.findall(text):
+        fields = line.split()
+        if len(fields) != 2 or not GROUP_PATH.match(fields[0]) or not fields[1].isdigit():
+            raise ValueError("group: %r is not PATH WEIGHT" % line.strip())
+        path, weight = fields[0], int(fields[1])
+        if not GROUP_WEIGHTS[0] <= weight <= GROUP_WEIGHTS[1]:
+            raise ValueError("group: %s weight %d is outside %d..%d"
+                             % (path, weight, *GROUP_WEIGHTS))
+        parent = path.rpartition("/")[0]
+        if parent and parent not in result:
+            raise ValueError("group: %s comes before its parent %s" % (path, parent))
+        if path in result:
+            raise ValueError("group: %s is named twice" % path)
+        result[path] = weight
+    return result
+
+
+def job_groups(text):
+    """{job name: cgroup} of the jobs that fio's cgroup= puts in a group."""
+    return {j["name"]: j["cgroup"] for j in jobs(text) if j.get("cgroup")}
+
+
+def check_groups(text):
+    """Raise ValueError unless every job's cgroup= is a group the jobfile
+    names, and nested groups hold no job: cgroup v2 lets a group with the
+    io controller on for its children hold no task."""
+    named = groups(text)
+    parents = {p.rpartition("/")[0] for p in named}
+    for job, group in job_groups(text).items():
+        if group not in named:
+            raise ValueError("job %s: cgroup=%s has no \"# group: %s WEIGHT\" line"
+                             % (job, group, group))
+        if group in parents:
+            raise ValueError("job %s: cgroup=%s has groups below it; put the job in one"
+                             % (job, group))
+

@@ -12,6 +12,9 @@ import jobfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "fiops")
+# Not a scheduler, and not in compare's default set: none with blk-iocost
+# on for the measured device (io.cost.qos enable=1), to compare group weights.
+IOCOST = "iocost"
 # The measured device: the throttled NVMe device on a raw image file, or on
 # QEMU's null-co driver, which stores nothing and answers each request
 # after LATENCY_US (bench/qemu.py null_backend).
@@ -151,9 +154,10 @@ def parse_variant(entry, value, notes):
     if sched in ALIASES:
         notes.append("SCHED=%s is the 2012 name; using %s" % (sched, ALIASES[sched]))
         sched = ALIASES[sched]
-    if sched not in SCHEDULERS:
+    if sched not in SCHEDULERS + (IOCOST,):
         raise ParamError("SCHED=%s: must be one of %s (or noop, deadline, cfq), "
-                         "optionally with :name=value,..." % (sched, ", ".join(SCHEDULERS)))
+                         "optionally with :name=value,..."
+                         % (sched, ", ".join(SCHEDULERS + (IOCOST,))))
     items = parse_tune(tune, "SCHED=" + value)
     if colon and not items:
         raise ParamError("SCHED=%s: %s has no tunables after the colon" % (value, entry))
@@ -238,10 +242,21 @@ def load(env=None):
         else:
             params[name] = parse_int(name, raw[name])
     check_device(params)
+    check_groups(params)
     if params["VCPUS"] == 1:
         notes.append("VCPUS=1: the emulated NVMe device loses completions with one vCPU "
                      "here (I/O timeouts, see the README's calibration section)")
     return params, notes
+
+
+def check_groups(p):
+    """The workload's cgroups (jobfile.groups) must be ones the guest can make."""
+    with open(p["JOBFILE"]) as f:
+        text = f.read()
+    try:
+        jobfile.check_groups(text)
+    except ValueError as e:
+        raise ParamError("WORKLOAD=%s: %s" % (p["WORKLOAD"], e)) from None
 
 
 def check_device(p):

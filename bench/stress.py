@@ -33,11 +33,11 @@ PLUG = "plug"
 # Per form: each case's argument (seconds or tasks) and the kernel.
 FORMS = {
     "full": {"kernel": "linux-debug", "args": {"switch": 120, "churn": 1000, "hostile": 0,
-                                                "faults": 60, "unplug": 0}},
+                                                "faults": 60, "cgroups": 90, "unplug": 0}},
     "short": {"kernel": "linux", "args": {"switch": 20, "churn": 200, "hostile": 0,
-                                          "faults": 15, "unplug": 0}},
+                                          "faults": 15, "cgroups": 15, "unplug": 0}},
 }
-CASES = ("switch", "churn", "hostile", "faults", "unplug")
+CASES = ("switch", "churn", "hostile", "faults", "cgroups", "unplug")
 
 # The fiops tunables and the values they accept.
 FIOPS_LIMITS = {
@@ -94,7 +94,7 @@ def write_inputs(run_dir, cases, args):
 def case_budget(case, arg):
     """Seconds a case should take on the bench kernel, with slack."""
     return {"switch": arg + 60, "churn": arg * 0.3 + 30, "hostile": 300,
-            "faults": 2 * arg + 120, "unplug": 150}[case]
+            "faults": 2 * arg + 120, "cgroups": arg + 90, "unplug": 150}[case]
 
 
 def disks(disk_dir):

@@ -253,6 +253,110 @@ case_unplug() {
 	wait_fio "$dir" "$fio_pid" 60
 }
 
+# children_of PID: the pids whose parent is PID.
+children_of() {
+	local s pid ppid
+	for s in /proc/[0-9]*/stat; do
+		read -r pid _ _ ppid _ 2>/dev/null < "$s" || continue
+		[ "$ppid" = "$1" ] && echo "$pid"
+	done
+}
+
+# move_tasks GROUP PID...: into GROUP's cgroup.procs; a task that has just
+# exited is no error.
+move_tasks() {
+	local group=$1 pid
+	shift
+	for pid in "$@"; do
+		echo "$pid" > "$group/cgroup.procs" 2>/dev/null ||
+			[ ! -e "/proc/$pid" ] || return 1
+	done
+}
+
+# cgroup_hostile DIR FILE MAJ:MIN: io.fiops.weight refuses bad lines with
+# EINVAL and keeps its value; good ones set and clear a device's weight.
+cgroup_hostile() {
+	local dir=$1 f=$2 devno=$3 v n=0
+	for v in " " 0 10001 -1 abc default "default 0" "default 10001" \
+		 "default abc" "1 2" "100 default" "$devno" "$devno 0" \
+		 "$devno 10001" "$devno abc" "$devno -5" "$devno 100 200" \
+		 "$devno default 100" "default $devno"; do
+		printf '%s' "$v" > /tmp/bad-weight
+		hostile_write "$f" /tmp/bad-weight | sed "s|bad-weight|'$v'|" >> "$dir/errors.txt"
+		n=$((n + 1))
+	done
+	echo "$devno 250" > "$f" && grep -qx "$devno 250" "$f" ||
+		error "$dir" "$devno 250 did not set the device's weight"
+	echo "$devno default" > "$f" && ! grep -q "^$devno " "$f" ||
+		error "$dir" "$devno default did not clear the device's weight"
+	echo "default 300" > "$f" && grep -qx "default 300" "$f" ||
+		error "$dir" "default 300 did not set the default weight"
+	result "$dir" bad_weights "$n"
+}
+
+# A verifying load moves between two weighted cgroups while it writes;
+# buffered readers in a third are killed with their readahead queued and
+# their cgroup removed at once; every fourth round switches the scheduler
+# away and back while the groups exist.  Each round makes new cgroups.
+case_cgroups() {
+	local dir=$1 dev=$2 secs=$3 q end rounds busy=0 g readers n fio_tasks
+	q=/sys/block/$dev/queue
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	if ! mount_cgroup; then
+		error "$dir" "no cgroup2 with the io controller"
+		return
+	fi
+	echo 16384 > "$q/read_ahead_kb"
+	echo 64 > "$q/max_sectors_kb"
+	start_fio "$dir" "$dev" "$secs" $S/verify.fio
+	sleep 1
+	rounds=0
+	end=$(( $(date +%s) + secs ))
+	while [ "$(date +%s)" -lt "$end" ] && kill -0 "$fio_pid" 2>/dev/null; do
+		g=$CGROUP/stress$rounds
+		if ! mkdir -p "$g/a" "$g/b" "$g/r" ||
+		   ! echo +io > "$g/cgroup.subtree_control"; then
+			error "$dir" "cannot make $g"
+			break
+		fi
+		[ "$rounds" = 0 ] &&
+			cgroup_hostile "$dir" "$g/a/io.fiops.weight" "$(cat /sys/block/$dev/dev)"
+		echo "default $(( rounds % 9 * 100 + 50 ))" > "$g/a/io.fiops.weight"
+		echo "default 400" > "$g/b/io.fiops.weight"
+		fio_tasks="$fio_pid $(children_of "$fio_pid")"
+		# shellcheck disable=SC2086  # a list of pids
+		move_tasks "$g/a" $fio_tasks || error "$dir" "cannot move fio into $g/a"
+		readers=""
+		for n in 0 2 4 6; do
+			( echo 0 > "$g/r/cgroup.procs" && churn_task "$dev" $((rounds * 8 + n)) ) &
+			readers="$readers $!"
+		done
+		sleep 0.2
+		# shellcheck disable=SC2086
+		move_tasks "$g/b" $fio_tasks || error "$dir" "cannot move fio into $g/b"
+		if [ $((rounds % 4)) = 3 ]; then
+			set_sched "$dev" mq-deadline 0 || error "$dir" "cannot switch to mq-deadline"
+			set_sched "$dev" fiops 64 || error "$dir" "cannot switch back to fiops"
+		fi
+		# shellcheck disable=SC2086
+		kill -9 $readers 2>/dev/null
+		# shellcheck disable=SC2086
+		wait $readers 2>/dev/null
+		# Rounds where a group still had requests queued at the rmdir.
+		grep -q group "/sys/kernel/debug/block/$dev/sched/service_tree" 2>/dev/null &&
+			busy=$((busy + 1))
+		rmdir "$g/r" || error "$dir" "cannot remove $g/r with its readahead queued"
+		# shellcheck disable=SC2086
+		move_tasks "$CGROUP" $fio_tasks || error "$dir" "cannot move fio out of $g"
+		rmdir "$g/a" "$g/b" "$g" || error "$dir" "cannot remove $g"
+		rounds=$((rounds + 1))
+	done
+	result "$dir" iterations "$rounds"
+	result "$dir" busy_at_rmdir "$busy"
+	wait_fio "$dir" "$fio_pid" 120 || error "$dir" "fio failed: see fio.log"
+	drained "$dev" || error "$dir" "requests still in flight after the load"
+}
+
 run_stress() {
 	dmesg -c > $S/boot-dmesg.txt
 	while read -r name serial arg; do

@@ -231,11 +231,13 @@ class StressTest(GuestTest):
         meta = load(run, "meta.json")
         self.assertTrue(meta["passed"])
         self.assertEqual([r["case"] for r in meta["rows"]],
-                         ["switch", "churn", "hostile", "faults", "unplug", "boot and shutdown"])
+                         ["switch", "churn", "hostile", "faults", "cgroups", "unplug",
+                          "boot and shutdown"])
         for row in meta["rows"]:
             self.assertGreater(row["iterations"], 0, row)
             self.assertEqual((row["errors"], row["dmesg_findings"]), (0, 0), row)
         self.assertGreater(int(meta["rows"][3]["result"]["fallback"]), 0)
+        self.assertEqual(int(meta["rows"][4]["result"]["bad_weights"]), 19)
         with open(os.path.join(run, "stress.md")) as f:
             self.assertIn("| churn | 200 | 0 | 0 |", f.read())
 

@@ -46,6 +46,19 @@ class ParamsTest(unittest.TestCase):
         self.assertTrue(p["JOBFILE"].endswith("workloads/equal-readers.fio"))
         self.assertEqual(notes, [])
 
+    def test_iocost_is_a_variant_but_not_a_default(self):
+        p, _ = self.load(SCHED="fiops iocost")
+        self.assertEqual([v["scheduler"] for v in p["VARIANTS"]], ["fiops", "iocost"])
+        self.assertNotIn("iocost", params.SCHEDULERS)
+
+    def test_a_workload_with_bad_groups_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.fio")
+            with open(path, "w") as f:
+                f.write("# group: a 5000\n[x]\ncgroup=a\n")
+            with self.assertRaisesRegex(params.ParamError, "WORKLOAD=.*outside 1..1000"):
+                self.load(WORKLOAD=path)
+
     def test_2012_names_map_with_a_note(self):
         for old, new in (("noop", "none"), ("deadline", "mq-deadline"), ("cfq", "bfq")):
             p, notes = self.load(SCHED=old)
@@ -235,6 +248,31 @@ time_based
 
     def test_description(self):
         self.assertEqual(jobfile.description(self.TEXT), "two readers expect: a=1 b=1")
+
+    GROUPS = "# group: p 200\n# group: p/c 100\n# group: s 50\n[x]\ncgroup=p/c\n[y]\ncgroup=s\n"
+
+    def test_groups_and_their_jobs(self):
+        self.assertEqual(jobfile.groups(self.GROUPS), {"p": 200, "p/c": 100, "s": 50})
+        self.assertEqual(jobfile.job_groups(self.GROUPS), {"x": "p/c", "y": "s"})
+        jobfile.check_groups(self.GROUPS)
+        self.assertEqual(jobfile.groups(self.TEXT), {})
+
+    def test_bad_group_lines_are_refused(self):
+        for text, message in (("# group: a\n", "is not PATH WEIGHT"),
+                              ("# group: a 0\n", "outside 1..1000"),
+                              ("# group: a 1001\n", "outside 1..1000"),
+                              ("# group: a x\n", "is not PATH WEIGHT"),
+                              ("# group: ../a 10\n", "is not PATH WEIGHT"),
+                              ("# group: a/b 10\n", "before its parent a"),
+                              ("# group: a 10\n# group: a 20\n", "named twice")):
+            with self.assertRaisesRegex(ValueError, message):
+                jobfile.groups(text)
+
+    def test_jobs_must_be_in_a_named_leaf_group(self):
+        with self.assertRaisesRegex(ValueError, "cgroup=q has no"):
+            jobfile.check_groups("# group: p 100\n[x]\ncgroup=q\n")
+        with self.assertRaisesRegex(ValueError, "cgroup=p has groups below it"):
+            jobfile.check_groups(self.GROUPS + "[z]\ncgroup=p\n")
 
 
 def fio_job(name, read_iops, write_iops=0.0, ios=100):
