@@ -35,7 +35,8 @@ ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops", "iocost"]
 GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "device_cost"]
 TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
                 "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]
-RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation"]
+RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation",
+               "group_jain"]
 # summary.json fields a run's analysis must have for the report to use its
 # files; a run analysed before one of them existed is analysed again.
 ANALYSIS_FIELDS = ("policy_source", "policy_measure", "cost_model_active", "window_overlap")
@@ -129,6 +130,7 @@ def run_columns(run_id, meta, summary):
         "policy_none": (summary.get("policy_source") is not None
                         and summary.get("expect_policy") is None),
         "work_conservation": summary.get("work_conservation"),
+        "group_jain": summary.get("group_jain"),
         "window_overlap": summary.get("window_overlap"),
         "trace_total_iops": summary.get("trace_total_iops"),
         "fio_blktrace_agree": summary.get("fio_blktrace_agree"),
@@ -236,6 +238,21 @@ def means(runs):
     tasks = tasks.merge(kinds.reset_index(), on=keys + ["task"], how="left")
     run_level = aggregate(valid.drop_duplicates("run_id"), keys, RUN_METRICS)
     return tasks, run_level
+
+
+def group_means(folder, runs):
+    """Mean and 95% CI of each cgroup's share and task spread per workload,
+    config and group, over the valid runs' summary.json groups; empty
+    without groups."""
+    rows = []
+    for run in runs[runs["valid"]].drop_duplicates("run_id").itertuples():
+        summary = analyze.read_json(os.path.join(folder, run.run_id, "summary.json"), {})
+        rows += [dict(group, run_id=run.run_id, workload=run.workload, config=run.config)
+                 for group in summary.get("groups") or []]
+    if not rows:
+        return pd.DataFrame(columns=["workload", "config", "group"])
+    return aggregate(pd.DataFrame(rows), ["workload", "config", "group"],
+                     ["share", "expected", "spread"])
 
 
 # -- text ---------------------------------------------------------------------
@@ -518,7 +535,25 @@ def judged_lines(per_run):
                  if per_run[column].eq(metrics.REQUESTS).any())
 
 
-def workload_section(workload, description, tasks, run_means, runs, data, plot_dir):
+def group_table(groups, configs, run_means):
+    """Each scheduler's cgroup shares against their weights, with group_jain."""
+    by = run_means.set_index("config")
+    rows = []
+    for config in configs:
+        for g in groups[groups["config"] == config].itertuples():
+            rows.append([config, g.group, number(g.share, g.share_ci95, 4),
+                         number(g.expected, digits=4), number(g.spread, g.spread_ci95, 3),
+                         number(by.at[config, "group_jain"], by.at[config, "group_jain_ci95"], 4)
+                         if config in by.index else "-", str(g.n)])
+    return ("Cgroup shares (summary.json groups; `# group:` lines of the workload): a group's "
+            "share of the jobs' IOPS, what its weight asks, the spread of its tasks' IOPS "
+            "(largest over smallest) and Jain's index of share/expected over the groups.\n\n"
+            + md_table(["scheduler", "group", "share", "expected", "task spread", "group Jain",
+                        "runs"], rows) + "\n")
+
+
+def workload_section(workload, description, tasks, run_means, runs, data, plot_dir,
+                     groups=None):
     group = tasks[tasks["workload"] == workload]
     configs = config_order(group)
     schedulers = dict(zip(group["config"], group["scheduler"]))
@@ -540,6 +575,9 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
     if cost:
         text.append(cost_table(configs, run_means[run_means["workload"] == workload]))
     text += fiops_checks(per_run, configs, schedulers)
+    if groups is not None and (groups["workload"] == workload).any():
+        text.append(group_table(groups[groups["workload"] == workload], configs,
+                                run_means[run_means["workload"] == workload]))
     other = per_run[per_run["other_comms"] != ""]
     if not other.empty:
         text.append("The other row counts bios queued by processes that are no fio job "
@@ -690,9 +728,11 @@ def write_report(folder, out):
                  datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), len(per_run), folder),
              summary_section(run_level, config_order(run_level)),
              setup_section(runs), METHOD % (metrics.COMPARABLE_OVERLAP, check_text(per_run))]
+    groups = group_means(folder, runs)
+    groups.to_csv(os.path.join(out, "group-means.csv"), index=False, float_format="%.10g")
     for workload in tasks["workload"].unique():
         parts.append(workload_section(workload, described.get(workload), tasks, run_level,
-                                      runs, (series, vios), plot_dir))
+                                      runs, (series, vios), plot_dir, groups))
     parts.append(left_out(runs, unfinished))
     path = os.path.join(out, "fairness-report.md")
     with open(path, "w") as f:
