@@ -570,7 +570,7 @@ class RunDirTest(unittest.TestCase):
         p, _ = params.load({"SCHED": "none bfq", "NR_REQUESTS": "100"})
         self.assertEqual([s[3] for s in self.with_results(plan)], [0, 0, 100, 100])
         with open(os.path.join(params.TOP, "guest", "init")) as f:
-            self.assertIn('if [ "$2" != none ] && [ "$3" != 0 ]; then\n'
+            self.assertIn('if [ "$sched" != none ] && [ "$3" != 0 ]; then\n'
                           '\t\techo "$3" > "$q/nr_requests"', f.read())
 
     def test_meta_records_the_nr_requests_the_guest_read_back(self):
