@@ -238,6 +238,7 @@ class StressTest(GuestTest):
             self.assertEqual((row["errors"], row["dmesg_findings"]), (0, 0), row)
         self.assertGreater(int(meta["rows"][3]["result"]["fallback"]), 0)
         self.assertEqual(int(meta["rows"][4]["result"]["bad_weights"]), 19)
+        self.assertEqual(int(meta["rows"][4]["result"]["dying_cgroups"]), 0)
         with open(os.path.join(run, "stress.md")) as f:
             self.assertIn("| churn | 200 | 0 | 0 |", f.read())
 
