@@ -1,0 +1,11 @@
+set terminal pngcairo size 900,500 noenhanced font ",10"
+set output 'groups-nested-iops-bfq.png'
+set datafile separator "\t"
+set datafile missing "NaN"
+set title 'groups-nested, bfq: IOPS per second (run 20261205T081600Z-fiops+bfq+iocost-groups-nested/bfq)'
+set grid ytics
+set key outside right top
+set xlabel 'second of the measured window'
+set ylabel 'IOPS'
+set yrange [0:*]
+plot for [i=2:4] 'groups-nested-iops-bfq.dat' using 1:i with linespoints pt 7 ps 0.4 title columnheader(i)
