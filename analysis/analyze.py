@@ -338,9 +338,10 @@ def main(argv=None):
         print("group jain %s" % fields["group_jain"])
     depth = fields["fiops_depth"]
     if depth:
-        print("fiops depth: %d changes (%d probes, %d trials, %d malformed), steady median %s, "
-              "last %s" % (depth["changes"], depth["probes"], depth["trials"],
-                           depth["malformed"], depth["steady_median"], depth["steady_last"]))
+        print("fiops depth: %d changes (%d probes, %d trials, %d lifted, %d malformed), "
+              "steady median %s, last %s"
+              % (depth["changes"], depth["probes"], depth["trials"], depth["lifted"],
+                 depth["malformed"], depth["steady_median"], depth["steady_last"]))
     return 0
 
 

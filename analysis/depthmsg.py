@@ -10,7 +10,11 @@ depth is the limit now in effect, steady the limit outside trials and
 probes, iops the controller's iops_max and lat its lat_min in
 microseconds.  " probe" marks a probe of lat_min (depth 1 until two
 requests complete alone); a message whose depth differs from steady
-without it is a trial of another depth for one window.  Times are the
+without it is a trial of another depth for one window.  " lifted" (patch
+24) marks a limit lifted because the driver completes requests in the
+task that dispatches them (null_blk with irqmode=0):
+
+    fiops depth 32 steady=32 iops=98000 lat=2us lifted  Times are the
 trace's, as for the dispatch messages (analysis/schedmsg.py).  Kernels
 from before the steady= field log lines that count as malformed here.
 """
@@ -21,9 +25,9 @@ import pandas as pd
 from analysis import schedmsg
 
 DEPTH = (r"^fiops\s+depth\s+(?P<depth>\d+)\s+steady=(?P<steady>\d+)\s+iops=(?P<iops>\d+)"
-         r"\s+lat=(?P<lat_us>\d+)us(?P<probe>(?:\s+probe)?)\s*$")
+         r"\s+lat=(?P<lat_us>\d+)us(?P<probe>(?:\s+probe)?)(?P<lifted>(?:\s+lifted)?)\s*$")
 NUMBERS = ["depth", "steady", "iops", "lat_us"]
-COLUMNS = ["time"] + NUMBERS + ["probe", "trial"]
+COLUMNS = ["time"] + NUMBERS + ["probe", "trial", "lifted"]
 
 
 def parse(messages):
@@ -33,6 +37,7 @@ def parse(messages):
     for name in NUMBERS:
         rows[name] = rows[name].astype(np.int64)
     rows["probe"] = rows["probe"] != ""
+    rows["lifted"] = rows["lifted"] != ""
     rows["trial"] = (rows["depth"] != rows["steady"]) & ~rows["probe"]
     return rows[COLUMNS], malformed
 
@@ -62,7 +67,8 @@ def summarize(changes, malformed, window, trace_end):
     if changes.empty and not malformed:
         return None
     fields = {"changes": len(changes), "probes": int(changes["probe"].sum()),
-              "trials": int(changes["trial"].sum()), "malformed": malformed,
+              "trials": int(changes["trial"].sum()),
+              "lifted": int(changes["lifted"].sum()), "malformed": malformed,
               "steady_median": None, "steady_last": None, "depth_min": None,
               "depth_max": None, "iops_last": None, "lat_us_last": None}
     if changes.empty:

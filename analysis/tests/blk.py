@@ -30,9 +30,9 @@ class Text:
         return self.msg(time, dispatch_text(pid, cls, level, cost, vios, min_vios, queued,
                                             sector, sectors), pid=7)
 
-    def depth(self, time, depth, steady, iops=2000, lat_us=4180, probe=False):
+    def depth(self, time, depth, steady, iops=2000, lat_us=4180, probe=False, lifted=False):
         """FIOPS's message at a change of its dispatch depth."""
-        return self.msg(time, depth_text(depth, steady, iops, lat_us, probe))
+        return self.msg(time, depth_text(depth, steady, iops, lat_us, probe, lifted))
 
     def io(self, pid, sector, sectors, queued, completed, rwbs="R"):
         """A bio that becomes a request of its own: Q G I D C."""
@@ -55,9 +55,9 @@ def dispatch_text(pid, cls, level, cost, vios, min_vios, queued, sector, sectors
                                          sector, sectors))
 
 
-def depth_text(depth, steady, iops, lat_us, probe=False):
-    return "fiops depth %d steady=%d iops=%d lat=%dus%s" % (depth, steady, iops, lat_us,
-                                                           " probe" if probe else "")
+def depth_text(depth, steady, iops, lat_us, probe=False, lifted=False):
+    return "fiops depth %d steady=%d iops=%d lat=%dus%s%s" % (
+        depth, steady, iops, lat_us, " probe" if probe else "", " lifted" if lifted else "")
 
 
 # struct blk_io_trace, and the action and category bits of blktrace_api.h.

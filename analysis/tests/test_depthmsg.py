@@ -42,6 +42,18 @@ class ParseTest(unittest.TestCase):
                                                False])
         self.assertEqual((d["iops"].iloc[-1], d["lat_us"].iloc[-1]), (2000, 4180))
 
+    def test_lifted(self):
+        t = controller()
+        t.depth(3.5, 32, 32, iops=98000, lat_us=2, lifted=True)
+        t.depth(4.1, 1, 32, iops=98000, lat_us=2, probe=True, lifted=True)
+        t.depth(4.2, 2, 2, iops=98000, lat_us=2)
+        d, malformed = changes(t)
+        self.assertEqual(malformed, 0)
+        self.assertEqual(d["lifted"].tolist()[-4:], [False, True, True, False])
+        self.assertEqual(d["probe"].tolist()[-3:], [False, True, False])
+        self.assertFalse(d["trial"].iloc[-3])
+        self.assertEqual(depthmsg.summarize(d, 0, (0.0, 5.0), 5.0)["lifted"], 2)
+
     def test_no_messages_is_null(self):
         t = blk.Text().ev(0.1, 101, "Q", 8, 8)
         t.fiops(0.1, 101, 8, 8, 1024, 1024, 0, 0)
