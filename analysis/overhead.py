@@ -44,10 +44,26 @@ def busy_ticks(stat):
     return sum(fields[:8]) - idle - iowait
 
 
+LIFTED = re.compile(r"^depth=.* lifted=(\d+)$", re.M)
+
+
+def lifted(d):
+    """1 if FIOPS's depth limit was lifted at the end of the point (the
+    debugfs depth line in sched_debugfs.txt), 0 if not; NaN for other
+    schedulers, kernels without the lift and folders from before the
+    file was written."""
+    try:
+        with open(os.path.join(d, "sched_debugfs.txt")) as f:
+            found = LIFTED.search(f.read())
+    except OSError:
+        return float("nan")
+    return int(found.group(1)) if found else float("nan")
+
+
 def point(d):
-    """{iops, ios, cpu_us, switches} of a point folder, or None if it did
-    not run.  switches, context switches per request, is NaN for folders
-    from before ctxt was recorded."""
+    """{iops, ios, cpu_us, switches, lifted} of a point folder, or None if
+    it did not run.  switches, context switches per request, is NaN for
+    folders from before ctxt was recorded; lifted, see lifted()."""
     try:
         with open(os.path.join(d, "fio.rc")) as f:
             if f.read().strip() != "0":
@@ -61,7 +77,8 @@ def point(d):
     ios = job["read"]["total_ios"] or float("nan")
     switches = after["ctxt"][0] - before["ctxt"][0] if "ctxt" in before else float("nan")
     return {"iops": job["read"]["iops"], "ios": job["read"]["total_ios"],
-            "cpu_us": busy * 1e6 / USER_HZ / ios, "switches": switches / ios}
+            "cpu_us": busy * 1e6 / USER_HZ / ios, "switches": switches / ios,
+            "lifted": lifted(d)}
 
 
 def table(top):
@@ -105,7 +122,7 @@ def summary(runs, ref="none"):
         iops, iops_ci, n = mean_ci(g["iops_ratio"])
         cpu, cpu_ci, _ = mean_ci(g["cpu_ratio"])
         rows.append({"clock": clock, "hwq": hwq, "jobs": jobs, "qd": qd, "scheduler": sched,
-                     "n": n, "switches": g["switches"].mean(),
+                     "n": n, "switches": g["switches"].mean(), "lifted": g["lifted"].mean(),
                      "iops_ratio": iops, "iops_ci": iops_ci, "cpu_ratio": cpu, "cpu_ci": cpu_ci,
                      "iops_none": g["iops_none"].mean(), "cpu_us_none": g["cpu_us_none"].mean()})
     return pd.DataFrame(rows)
@@ -147,6 +164,18 @@ def switch_table(g, scheds):
     return lines
 
 
+def lifted_lines(g):
+    """A sentence on the fiops points whose depth limit was lifted at
+    their end, or nothing if no point recorded it."""
+    f = g[(g["scheduler"] == "fiops") & g["lifted"].notna()]
+    if f.empty:
+        return []
+    points = ["%d x %d: %.0f%%" % (jobs, qd, 100 * p["lifted"].iloc[0])
+              for (jobs, qd), p in f.groupby(["jobs", "qd"])]
+    return ["FIOPS's depth limit lifted at the end of the point (debugfs depth, "
+            "share of rounds): " + ", ".join(points) + ".", ""]
+
+
 def fiops_table(runs, g, scheds):
     """Markdown rows: fiops's IOPS and CPU per request over each other
     scheduler's, round by round, at the points of g (one clock and hwq)."""
@@ -186,7 +215,7 @@ def report(top):
         lines += ["## %s clock, nr_hw_queues %d" % (clock, hwq), "",
                   "%s; folder %s/." % (MEASURES[clock], boot_name(clock, hwq)), ""]
         lines += ratio_table(g, scheds) + ["", "Context switches per request:", ""]
-        lines += switch_table(g, scheds) + [""]
+        lines += switch_table(g, scheds) + [""] + lifted_lines(g)
         if "fiops" in scheds and len(set(scheds) - {"none", "fiops"}):
             lines += ["fiops over the others, round by round:", ""]
             lines += fiops_table(runs, g, scheds) + [""]

@@ -2,7 +2,8 @@
 # Each line of /out/overhead/plan is "name sched jobs qd runtime": run
 # workloads/overhead/peak.fio on /dev/nullb0 under that scheduler into
 # /out/overhead/<name>/ with the guest's CPU time and context switches
-# around it (/proc/stat's cpu and ctxt lines before and after).  When
+# around it (/proc/stat's cpu and ctxt lines before and after), and the
+# scheduler's debugfs files after it (sched_debugfs.txt).  When
 # /out/overhead/profile exists (make overhead PROFILE=1), perf samples
 # every CPU during fio into <name>/perf.data; its first line is the
 # sampling frequency.
@@ -22,6 +23,8 @@ run_point() {
 		--output-format=json --output="$dir/fio.json" $O/peak.fio > "$dir/fio.log" 2>&1
 	echo $? > "$dir/fio.rc"
 	grep -E '^(cpu|ctxt) ' /proc/stat > "$dir/stat-after.txt"
+	# FIOPS's depth control as the point left it (lifted or not).
+	sched_debugfs nullb0 > "$dir/sched_debugfs.txt" 2>&1
 }
 
 # The command line that runs fio under perf, or nothing.  perf's own

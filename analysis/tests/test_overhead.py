@@ -93,6 +93,31 @@ class OverheadTest(unittest.TestCase):
             self.assertIn("| jobs x QD | over mq-deadline IOPS | CPU |", text)
             self.assertIn("| 16 x 64 | 0.90 ± 0.00 | 1.11 ± 0.00 |", text)
 
+    def test_lifted_from_the_debugfs_depth_line(self):
+        with tempfile.TemporaryDirectory() as top:
+            boot = os.path.join(top, "icount-hwq1")
+            lines = []
+            for rnd, state in ((1, "1"), (2, "0"), (3, None)):
+                for sched in ("none", "fiops"):
+                    name = "j16-qd8-r%d-%s" % (rnd, sched)
+                    save_point(boot, name, 1000, 3000, 30)
+                    lines.append("%s %s 16 8 3\n" % (name, sched))
+                if state is not None:
+                    with open(os.path.join(boot, "overhead", name, "sched_debugfs.txt"),
+                              "w") as f:
+                        f.write("== async_depth\n48\n== depth\ndepth=32 steady=32 climb=0 "
+                                "inflight=0 held=0 iops_max=70000 lat_min_us=2 probe=0 "
+                                "lifted=%s\n" % state)
+            with open(os.path.join(boot, "overhead", "plan"), "w") as f:
+                f.writelines(lines)
+            runs = overhead.table(top).set_index(["round", "scheduler"])
+            self.assertEqual(runs.loc[(1, "fiops"), "lifted"], 1)
+            self.assertEqual(runs.loc[(2, "fiops"), "lifted"], 0)
+            # No file, or a scheduler without the line: unknown, not "not lifted".
+            self.assertNotEqual(runs.loc[(3, "fiops"), "lifted"], runs.loc[(3, "fiops"), "lifted"])
+            text = overhead.report(top)
+            self.assertIn("(debugfs depth, share of rounds): 16 x 8: 50%.", text)
+
 
 if __name__ == "__main__":
     unittest.main()
