@@ -11,8 +11,9 @@ BENCH_VARS := SCHED TUNE WORKLOAD IOPS BPS IOPS_SIZE DEVICE LATENCY_US DEPTH NR_
 	RUNTIME RAMP VCPUS ACCEL IOQPAIRS IDLE CAL_RUNTIME MEM TIMEOUT KERNEL_ARGS
 export $(BENCH_VARS)
 
-# make compare: the matrix (defaults in bench/compare.py and the README).
-COMPARE_VARS := SCHEDS WORKLOADS DEPTHS REPEAT
+# make compare: the matrix (defaults in bench/compare.py and the README);
+# CELLS picks some of its cells, PARTS names the folders compare-merge joins.
+COMPARE_VARS := SCHEDS WORKLOADS DEPTHS REPEAT CELLS
 export $(COMPARE_VARS)
 # make stress: the form, the cases and the kernel (bench/stress.py).
 STRESS_VARS := STRESS STRESS_CASES STRESS_KERNEL
@@ -23,12 +24,15 @@ export $(OVERHEAD_VARS)
 # make report: the compare folder to report on (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
 
-.PHONY: help deps kernel kernel-debug guest bench compare reanalyse report calibrate \
+.PHONY: help deps kernel kernel-debug guest bench compare compare-cells compare-merge \
+	reanalyse report calibrate \
 	calibrate-size kunit stress overhead test lint clean
 
 help:
 	@echo "make bench SCHED=fiops   build, boot and measure one scheduler"
 	@echo "make compare             every scheduler x workload x depth, REPEAT times"
+	@echo "make compare-cells       the matrix's cells; make compare CELLS=1-27 runs some"
+	@echo "make compare-merge PARTS=\"<folders>\"  join the parts of one matrix"
 	@echo "make report              reports/<date>/fairness-report.md from the last compare"
 	@echo "make test                host tests, KUnit, lint and guest smoke tests"
 	@echo "make calibrate           unthrottled ceilings per scheduler and guest setting"
@@ -56,6 +60,15 @@ bench: kernel guest
 
 compare: kernel guest
 	@$(PYTHON) bench/compare.py
+
+# The matrix's numbered cells (one boot each), for CELLS=... on several machines.
+compare-cells:
+	@$(PYTHON) bench/compare.py --list
+
+# Join the compare folders PARTS (each of some CELLS of one matrix) into one.
+compare-merge: deps
+	@test -n "$(PARTS)" || { echo "compare-merge: give PARTS=\"<compare folders>\""; exit 1; }
+	@$(PYTHON) bench/compare.py --merge $(PARTS)
 
 # Redo the blktrace analysis of finished runs: RUNS=<run folders>, or every
 # run of COMPARE.

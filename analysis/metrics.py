@@ -335,11 +335,15 @@ def percentiles_ms(latency):
 
 
 def timeseries(bios, span, order):
-    """IOPS per task (in order) per second of the window, by completion time."""
-    done = bios[bios["complete"] & (bios["c_time"] >= span[0]) & (bios["c_time"] < span[1])]
+    """IOPS per task (in order) per whole second of the window, by
+    completion time.  A partial last second is left out: its count over a
+    fraction of a second would plot as a drop at the end of every run."""
+    whole = int(math.floor(span[1] - span[0]))
+    done = bios[bios["complete"] & (bios["c_time"] >= span[0])
+                & (bios["c_time"] < span[0] + whole)]
     second = np.floor(done["c_time"] - span[0]).astype(int)
     counts = done.groupby([second.rename("second"), done["task"]]).size()
-    seconds = range(int(math.ceil(span[1] - span[0])))
+    seconds = range(whole)
     full = pd.MultiIndex.from_product([seconds, order], names=["second", "task"])
     return counts.reindex(full, fill_value=0).rename("iops").reset_index()
 

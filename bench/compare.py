@@ -4,10 +4,18 @@
 Every scheduler of one (workload, depth, repetition) runs in the same boot
 (bench.py with SCHED naming them all), so that their ratios come from one
 run; the order rotates with each repetition so that no scheduler always
-goes first.  Everything lands in results/compare-<UTC>/, one boot folder
+goes first.  Everything lands in results/<UTC>-compare/, one boot folder
 per cell, and each run folder is analysed from its blktrace.
+
+The matrix is a numbered list of cells (one boot each), the same for the
+same parameters on any machine.  CELLS picks some of them ("1-27 40"), so
+that the matrix can be split over several machines; `--merge OUT PART...`
+joins their compare folders into one for make report.  `--list` prints the
+cells.
 """
 
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -19,65 +27,103 @@ import bench  # noqa: E402
 import params as params_mod  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Every fairness workload: equal shares, reads against writes, priority
+# levels, sizes, depth asymmetry, many tasks, buffered writeback, cgroup
+# weights, and the deep device with a latency floor.  Not ioprio-rt (one
+# job is expected everything: it tells a class order, not a share),
+# qd4-qd16 and qd4-qd512 (depth-asym's question with two tasks),
+# lift-transition (a check of FIOPS's depth lift), groups-nested, and the
+# integrity ones (no fairness).
 WORKLOADS = ("equal-readers", "readers-writers", "ioprio", "size-mix", "depth-asym",
-             "many-tasks", "sync-async")
+             "many-tasks", "sync-async", "groups", "deep-knee")
 # Device depths: 3 tags, where requests wait in the scheduler; 31; and 1022,
 # where every request of a workload fits the device and waits in the throttle.
 DEPTHS = "4 32 1023"
-# Unless DEPTHS is given, only these run at the depths after the first, so
-# that the default matrix keeps the bound below: the workloads whose tasks
-# keep different depths, which the depth axis is about (deep-knee only when
-# WORKLOADS names it: it is meant for DEVICE=nvme-null).
-DEEP_WORKLOADS = ("depth-asym", "deep-knee")
-# The default matrix must fit in 40 minutes on 2 cores.  Measured
-# (2026-12-03, RUNTIME=10): its 21 boots at DEPTH=4 alone (7 workloads x 3
-# repetitions, 5 schedulers a boot) took 35 min, 100 s a boot, of which
-# fio ran 5 x 14 s (CAL_RUNTIME 2 + RAMP 1, then RUNTIME 10 + RAMP 1) and
-# 30 s went to booting, switching schedulers and analysing.  depth-asym at
-# DEPTH=32 and 1023 adds 2 x 3 = 6 boots: 27 x 100 s = 45 min, too long.
-# At RUNTIME=7 a boot is 100 - 5 x 3 = 85 s: 27 x 85 s = 2295 s = 38 min.
-# 7 s at the 1000 IOPS throttle is 7000 I/Os a run.
-SHORT = {"RUNTIME": "7", "RAMP": "1", "CAL_RUNTIME": "2"}
+# The device a workload is about, unless the environment names one: deep-knee
+# is meant for a device with a 4 ms latency floor whose knee is 8 requests in
+# flight (README, Null device with a latency floor).
+WORKLOAD_ENV = {"deep-knee": {"DEVICE": "nvme-null", "LATENCY_US": "4000", "IOPS": "2000"}}
+# Run lengths.  A boot costs about 10 s plus, per scheduler, its fio time
+# (CAL_RUNTIME + RAMP, then RUNTIME + RAMP) and about 4 s of switching and
+# analysis: measured 2026-12-03, 100 s a boot of 5 schedulers at RUNTIME=10
+# RAMP=1 CAL_RUNTIME=2, and 2026-12-06, 52 s a boot of 2 at RUNTIME=12 RAMP=2
+# CAL_RUNTIME=3.  The default matrix is 9 workloads x 3 depths x 3
+# repetitions = 81 boots; at these lengths a boot is 10 + 5 x (1 + 1 + 4 + 1
+# + 4) = 65 s, 81 x 65 s = 88 min.  4 s at 1000 IOPS is 4000 I/Os a run;
+# the report gives the confidence intervals they buy.
+SHORT = {"RUNTIME": "4", "RAMP": "1", "CAL_RUNTIME": "1"}
 
 
 def matrix(env):
+    """Every cell of the matrix env asks for, numbered from 1; CELLS does not
+    change it (selection picks from it)."""
     # Variants too ("bfq bfq:low_latency=0"): bench.py gets them back as SCHED.
     scheds = [v["entry"] for v in
               params_mod.parse_scheds(env.get("SCHEDS") or " ".join(params_mod.SCHEDULERS), [])]
     workloads = (env.get("WORKLOADS") or " ".join(WORKLOADS)).split()
     depths = [params_mod.parse_int("DEPTH", d) for d in (env.get("DEPTHS") or DEPTHS).split()]
-    repeat = int(env.get("REPEAT") or 3)
+    repeat = env.get("REPEAT") or "3"
+    if not repeat.isdigit() or int(repeat) < 1:
+        raise ValueError("REPEAT=%s: must be a whole number, 1 or more" % repeat)
+    repeat = int(repeat)
     cells = []
     for rep in range(repeat):
         for depth in depths:
             for w in workloads:
-                if not at_depth(env, w, depth, depths[0]):
-                    continue
                 shift = rep % len(scheds)
-                cells.append({"workload": w, "depth": depth, "repetition": rep + 1,
+                cells.append({"cell": len(cells) + 1, "workload": w, "depth": depth,
+                              "repetition": rep + 1,
                               "scheds": scheds[shift:] + scheds[:shift]})
     # Each cell's parameters as its bench.py will read them, so that a bad
     # one (a verifying workload on DEVICE=nvme-null) stops the matrix
     # before the first boot rather than failing its cells one by one.
     for cell in cells:
-        params_mod.load(cell_env(env, cell))
+        p, _ = params_mod.load(cell_env(env, cell))
+        cell["device"] = p["DEVICE"]
     return cells
-
-
-def at_depth(env, workload, depth, first):
-    """Whether the matrix runs workload at depth: at every depth DEPTHS
-    gives; by default at the first for all, the deeper for DEEP_WORKLOADS."""
-    return bool(env.get("DEPTHS")) or depth == first or workload in DEEP_WORKLOADS
 
 
 def cell_env(env, cell):
     """bench.py's environment for one cell: the cell's schedulers, workload
-    and depth, and SHORT's run lengths unless env sets them."""
+    and depth, and the workload's device and SHORT's run lengths unless env
+    sets them."""
     full = dict(env, SCHED=" ".join(cell["scheds"]), WORKLOAD=cell["workload"],
                 DEPTH=str(cell["depth"]))
-    for k, v in SHORT.items():
+    for k, v in list(WORKLOAD_ENV.get(cell["workload"], {}).items()) + list(SHORT.items()):
         full[k] = env.get(k) or v
     return full
+
+
+def fingerprint(cells, env):
+    """What makes two compare folders parts of one matrix: the same cells
+    and the same parameters."""
+    keys = ("cell", "workload", "depth", "repetition", "scheds", "device")
+    text = json.dumps([[c[k] for k in keys] for c in cells] + [sorted(env.items())])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def parse_cells(text, count):
+    """The cell numbers CELLS names ("3", "1-27", "1-9 40"), in order;
+    ValueError for anything else or a number outside 1..count."""
+    picked = []
+    for word in text.split():
+        first, dash, last = word.partition("-")
+        if not (first.isdigit() and (last.isdigit() or not dash)):
+            raise ValueError("CELLS=%s: %r is not a cell number or a range N-M" % (text, word))
+        lo, hi = int(first), int(last or first)
+        if not 1 <= lo <= hi <= count:
+            raise ValueError("CELLS=%s: %s is outside the matrix's cells 1-%d"
+                             % (text, word, count))
+        picked += [n for n in range(lo, hi + 1) if n not in picked]
+    if not picked:
+        raise ValueError("CELLS is empty: give cell numbers (1-%d) or leave it unset" % count)
+    return picked
+
+
+def cell_line(cell):
+    return "%d %s DEPTH=%d rep %d (%s) %s" % (cell["cell"], cell["workload"], cell["depth"],
+                                             cell["repetition"], " ".join(cell["scheds"]),
+                                             cell["device"])
 
 
 # The signal that stopped the matrix, and the bench.py running meanwhile.
@@ -118,33 +164,37 @@ def eta(started, done, total):
     return "%dm%02ds" % divmod(int(left), 60)
 
 
-def main():
-    env = dict(os.environ)
-    try:
-        cells = matrix(env)
-    except (params_mod.ParamError, ValueError) as e:
-        print("compare: %s" % e, file=sys.stderr)
-        return 1
+def utc_text():
+    return bench.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run_matrix(cells, picked, env):
+    """Run the picked cells into a new compare folder; returns (exit code, folder)."""
     out_dir = bench.make_run_dir("compare", "", bench.utc_now())
-    record = {"cells": cells, "env": {k: env[k] for k in params_mod.DEFAULTS if env.get(k)}}
+    params_env = {k: env[k] for k in params_mod.DEFAULTS if env.get(k)}
+    todo = [c for c in cells if c["cell"] in picked]
+    record = {"matrix_cells": len(cells), "fingerprint": fingerprint(cells, params_env),
+              "cells": todo, "env": params_env, "started": utc_text()}
     bench.write_json(os.path.join(out_dir, "compare.json"), record)
     started, worst = time.monotonic(), 0
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    for i, cell in enumerate(cells):
+    for i, cell in enumerate(todo):
         if stopped:
             break
         t0 = time.monotonic()
         code, boot, last = run_cell(cell, out_dir, env)
-        cell.update(exit=code, boot=os.path.basename(boot) if boot else None)
+        cell.update(exit=code, boot=os.path.basename(boot) if boot else None,
+                    seconds=round(time.monotonic() - t0, 1))
         worst = max(worst, code)
         print("compare: [%d/%d] %s DEPTH=%d rep %d (%s): %s in %ds, elapsed %ds, ETA %s"
-              % (i + 1, len(cells), cell["workload"], cell["depth"], cell["repetition"],
+              % (i + 1, len(todo), cell["workload"], cell["depth"], cell["repetition"],
                  " ".join(cell["scheds"]), {0: "ok", 2: "INVALID"}.get(code, "FAILED"),
-                 time.monotonic() - t0, time.monotonic() - started,
-                 eta(started, i + 1, len(cells))), flush=True)
+                 cell["seconds"], time.monotonic() - started, eta(started, i + 1, len(todo))),
+              flush=True)
         if code:
             print("compare:   " + last[0], flush=True)
+        record.update(finished=utc_text(), elapsed_s=round(time.monotonic() - started, 1))
         bench.write_json(os.path.join(out_dir, "compare.json"), record)
     if stopped:
         record["interrupted"] = stopped[0]
@@ -152,7 +202,90 @@ def main():
         print("compare: stopped by %s; the cells without an exit code did not run"
               % stopped[0], file=sys.stderr)
     print("run: " + out_dir)
-    return bench.INTERRUPTED_EXIT if stopped else worst
+    return (bench.INTERRUPTED_EXIT if stopped else worst), out_dir
+
+
+def merge(parts):
+    """Join compare folders of one matrix into a new one: their boot folders
+    linked, compare.json with every part's cells and times.  Refuses parts
+    of different matrices and a cell that two parts ran, unless only one
+    of its runs succeeded (that one counts); returns (folder, cells that
+    no part ran)."""
+    records = []
+    for part in parts:
+        path = os.path.join(part, "compare.json")
+        if not os.path.isfile(path):
+            raise ValueError("%s: no compare.json; not a make compare folder" % part)
+        records.append(bench.read_json(path))
+    prints = {r.get("fingerprint") for r in records}
+    if len(prints) != 1 or None in prints:
+        raise ValueError("the parts come from different matrices (compare.json fingerprint: %s);"
+                         " run every part with the same SCHEDS, WORKLOADS, DEPTHS, REPEAT and "
+                         "bench parameters" % ", ".join(sorted(str(p) for p in prints)))
+    seen, kept, replaced = {}, {}, []
+    for part, record in zip(parts, records):
+        for cell in record["cells"]:
+            if "exit" not in cell:
+                continue
+            cell = dict(cell, part=os.path.basename(os.path.abspath(part)))
+            n = cell["cell"]
+            if n in kept and (kept[n]["exit"] == 0) == (cell["exit"] == 0):
+                raise ValueError("cell %d ran in both %s and %s; leave one out"
+                                 % (n, seen[n], part))
+            # A cell run again after it failed or was invalid: the good run counts.
+            if n in kept and cell["exit"] != 0:
+                replaced.append(cell)
+                continue
+            if n in kept:
+                replaced.append(kept[n])
+            seen[n], kept[n] = part, cell
+    cells = list(kept.values())
+    out_dir = bench.make_run_dir("compare", "", bench.utc_now())
+    for cell in cells:
+        if cell.get("boot"):
+            source = os.path.join(os.path.abspath(seen[cell["cell"]]), cell["boot"])
+            os.symlink(os.path.relpath(source, out_dir), os.path.join(out_dir, cell["boot"]))
+    cells.sort(key=lambda c: c["cell"])
+    total = records[0]["matrix_cells"]
+    record = {"matrix_cells": total, "fingerprint": records[0]["fingerprint"],
+              "cells": cells, "env": records[0]["env"],
+              "missing_cells": [n for n in range(1, total + 1) if n not in seen],
+              "replaced_cells": replaced,
+              "parts": [{"folder": os.path.basename(os.path.abspath(p)),
+                         "started": r.get("started"), "finished": r.get("finished"),
+                         "elapsed_s": r.get("elapsed_s"), "cells": len(r["cells"])}
+                        for p, r in zip(parts, records)],
+              "elapsed_s": round(sum(r.get("elapsed_s") or 0 for r in records), 1)}
+    bench.write_json(os.path.join(out_dir, "compare.json"), record)
+    return out_dir, record["missing_cells"]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    env = dict(os.environ)
+    try:
+        if argv[:1] == ["--merge"]:
+            if len(argv) < 2:
+                raise ValueError("--merge: give the compare folders to join")
+            out_dir, missing = merge(argv[1:])
+            if missing:
+                print("compare: cells not run in any part: %s"
+                      % " ".join(map(str, missing)), file=sys.stderr)
+            print("run: " + out_dir)
+            return 0
+        if argv and argv != ["--list"]:
+            raise ValueError("unknown arguments %s (--list, or --merge FOLDER...)"
+                             % " ".join(argv))
+        cells = matrix(env)
+        picked = parse_cells(env["CELLS"], len(cells)) if env.get("CELLS") else \
+            [c["cell"] for c in cells]
+    except (params_mod.ParamError, ValueError) as e:
+        print("compare: %s" % e, file=sys.stderr)
+        return 1
+    if argv == ["--list"]:
+        print("\n".join(cell_line(c) for c in cells if c["cell"] in picked))
+        return 0
+    return run_matrix(cells, picked, env)[0]
 
 
 if __name__ == "__main__":

@@ -183,6 +183,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(wide["b"].tolist(), [5, 5])
         self.assertEqual(wide[metrics.OTHER].tolist(), [1, 2])
 
+    def test_timeseries_leaves_out_a_partial_last_second(self):
+        """A window of 1.5 s has one whole second; the completions after it
+        are not a second's count and must not plot as a drop."""
+        span = (self.span[0], self.span[0] + 1.5)
+        series = metrics.timeseries(self.bios, span, ["a", "b"])
+        self.assertEqual(series["second"].unique().tolist(), [0])
+        wide = series.pivot(index="second", columns="task", values="iops")
+        self.assertEqual(wide["a"].tolist(), [10])
+
 
 class JobTasksTest(unittest.TestCase):
     def test_numjobs_and_buffered(self):

@@ -274,7 +274,7 @@ class CompareTest(GuestTest):
     def test_compare_builds_a_report(self):
         top = os.path.dirname(os.path.dirname(HERE))
         env = dict(os.environ, RESULTS=self.results, SCHEDS="none fiops",
-                   WORKLOADS="equal-readers", REPEAT="1", RUNTIME="4", CAL_RUNTIME="2",
+                   WORKLOADS="equal-readers", DEPTHS="4", REPEAT="1", RUNTIME="4", CAL_RUNTIME="2",
                    RAMP="1", IOPS=TEST_IOPS)
         out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "compare.py")],
                              env=env, capture_output=True, text=True, timeout=600)

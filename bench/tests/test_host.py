@@ -629,7 +629,7 @@ class RunDirTest(unittest.TestCase):
 class CompareTest(unittest.TestCase):
     def test_variants_rotate_and_reach_bench_intact(self):
         cells = compare.matrix({"SCHEDS": "bfq cfq:low_latency=0,slice_idle=0",
-                                "WORKLOADS": "equal-readers", "REPEAT": "2"})
+                                "WORKLOADS": "equal-readers", "DEPTHS": "4", "REPEAT": "2"})
         self.assertEqual([c["scheds"] for c in cells],
                          [["bfq", "bfq:low_latency=0,slice_idle=0"],
                           ["bfq:low_latency=0,slice_idle=0", "bfq"]])
@@ -637,17 +637,76 @@ class CompareTest(unittest.TestCase):
         again = params.parse_scheds(" ".join(cells[1]["scheds"]), [])
         self.assertEqual([v["label"] for v in again], ["bfq_low_latency=0_slice_idle=0", "bfq"])
 
-    def test_default_depths_deep_only_for_depth_asym(self):
+    def test_default_matrix_is_every_workload_at_every_depth(self):
         cells = compare.matrix({})
-        self.assertEqual(len(cells), 27)        # the arithmetic in compare.py's comment
-        deep = {(c["workload"], c["depth"]) for c in cells if c["depth"] != 4}
-        self.assertEqual(deep, {("depth-asym", 32), ("depth-asym", 1023)})
-        self.assertEqual(len(compare.matrix({"WORKLOADS": "equal-readers"})), 3)
+        self.assertEqual(len(cells), 81)        # the arithmetic in compare.py's comment
+        self.assertEqual([c["cell"] for c in cells], list(range(1, 82)))
+        self.assertEqual({(c["workload"], c["depth"]) for c in cells},
+                         {(w, d) for w in compare.WORKLOADS for d in (4, 32, 1023)})
+        knee = [c for c in cells if c["workload"] == "deep-knee"]
+        self.assertEqual({c["device"] for c in knee}, {"nvme-null"})
+        self.assertEqual({c["device"] for c in cells if c not in knee}, {"nvme"})
+        env = compare.cell_env({}, knee[0])
+        self.assertEqual((env["LATENCY_US"], env["IOPS"]), ("4000", "2000"))
+        # What the environment sets wins over the workload's device.
+        self.assertEqual(compare.cell_env({"IOPS": "500"}, knee[0])["IOPS"], "500")
         given = compare.matrix({"WORKLOADS": "equal-readers", "DEPTHS": "4 64", "REPEAT": "1"})
         self.assertEqual([c["depth"] for c in given], [4, 64])
-        knee = compare.matrix({"WORKLOADS": "deep-knee", "DEVICE": "nvme-null",
-                               "LATENCY_US": "4000", "IOPS": "2000", "REPEAT": "1"})
-        self.assertEqual([c["depth"] for c in knee], [4, 32, 1023])
+        with self.assertRaises(ValueError):
+            compare.matrix({"REPEAT": "0"})
+
+    def test_cells_pick_from_the_matrix(self):
+        self.assertEqual(compare.parse_cells("3 1-2 2", 5), [3, 1, 2])
+        for bad in ("0", "6", "2-1", "x", "1-", " "):
+            with self.assertRaises(ValueError, msg=bad):
+                compare.parse_cells(bad, 5)
+
+    def fake_part(self, top, cells, fingerprint="f"):
+        """A compare folder as run_matrix leaves it, its cells run."""
+        folder = tempfile.mkdtemp(dir=top)
+        for cell in cells:
+            os.mkdir(os.path.join(folder, "boot%d" % cell))
+        record = {"matrix_cells": 4, "fingerprint": fingerprint, "env": {}, "elapsed_s": 10,
+                  "cells": [{"cell": n, "exit": 0, "boot": "boot%d" % n} for n in cells]}
+        with open(os.path.join(folder, "compare.json"), "w") as f:
+            json.dump(record, f)
+        return folder
+
+    def test_merge_joins_the_parts_of_one_matrix(self):
+        with tempfile.TemporaryDirectory() as top:
+            parts = [self.fake_part(top, [1, 3]), self.fake_part(top, [2])]
+            saved = bench.RESULTS
+            bench.RESULTS = top
+            try:
+                out, missing = compare.merge(parts)
+                self.assertEqual(missing, [4])
+                with open(os.path.join(out, "compare.json")) as f:
+                    record = json.load(f)
+                self.assertEqual([c["cell"] for c in record["cells"]], [1, 2, 3])
+                self.assertEqual(record["elapsed_s"], 20)
+                self.assertTrue(os.path.isdir(os.path.join(out, "boot2")))
+                with self.assertRaisesRegex(ValueError, "cell 1 ran in both"):
+                    compare.merge(parts + [self.fake_part(top, [1])])
+                failed = self.fake_part(top, [4])
+                record_path = os.path.join(failed, "compare.json")
+                with open(record_path) as f:
+                    record = json.load(f)
+                record["cells"][0]["exit"] = 2
+                with open(record_path, "w") as f:
+                    json.dump(record, f)
+                again = self.fake_part(top, [4])
+                out, missing = compare.merge(parts + [failed, again])
+                with open(os.path.join(out, "compare.json")) as f:
+                    record = json.load(f)
+                self.assertEqual(missing, [])
+                self.assertEqual(record["cells"][-1]["part"], os.path.basename(again))
+                self.assertEqual([c["exit"] for c in record["replaced_cells"]], [2])
+                with self.assertRaisesRegex(ValueError, "different matrices"):
+                    compare.merge(parts + [self.fake_part(top, [4], "g")])
+                with self.assertRaisesRegex(ValueError, "no compare.json"):
+                    compare.merge([top])
+            finally:
+                bench.RESULTS = saved
 
     def test_a_cell_bench_would_refuse_stops_the_matrix(self):
         with self.assertRaises(params.ParamError) as cm:
