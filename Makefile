@@ -21,8 +21,10 @@ export $(STRESS_VARS)
 # make overhead's matrix (bench/overhead.py); SCHEDS and REPEAT as above.
 OVERHEAD_VARS := JOBS QDS HWQS
 export $(OVERHEAD_VARS)
-# make report: the compare folder to report on (default: the newest).
+# make report: the compare folder to report on (default: the newest), and
+# the make overhead folder for its overhead table (default: the newest).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
+OVERHEAD ?= $(patsubst %/ratios.csv,%,$(lastword $(sort $(wildcard $(RESULTS)/*-overhead/ratios.csv))))
 
 .PHONY: help deps kernel kernel-debug guest bench compare compare-cells compare-merge \
 	reanalyse report calibrate \
@@ -77,7 +79,7 @@ reanalyse: deps
 
 report: deps
 	@test -n "$(COMPARE)" || { echo "report: no compare folder under $(RESULTS); run make compare"; exit 1; }
-	@$(PYTHON) -m analysis.report $(COMPARE)
+	@$(PYTHON) -m analysis.report $(COMPARE) $(if $(OVERHEAD),--overhead $(OVERHEAD))
 
 calibrate: kernel guest
 	@$(PYTHON) bench/calibrate.py

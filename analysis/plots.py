@@ -209,3 +209,27 @@ def depth(stem, data, window, title):
         "     '' using 1:(${3} > 0 ? ${1} : NaN) with points pt 7 ps 0.6 title 'probe'\n"
         .format(name, depth_col, steady_col, probe_col))
     return render(stem, script, {"": data}, title)
+
+
+def heat_map(stem, frame, title, low=0.3):
+    """A coloured box per row (index) and column of frame, its value
+    printed on it; red at low and below, green at 1; a missing value is a
+    blank box.  Boxes rather than "with image", which draws nothing below
+    2 x 2 cells."""
+    name = os.path.basename(stem)
+    cells = [(x, y, frame.iat[y, x]) for y in range(len(frame)) for x in range(len(frame.columns))]
+    data = pd.DataFrame(cells, columns=["x", "y", "value"])
+    data["label"] = data["value"].map(lambda v: "" if pd.isna(v) else "%.2f" % v)
+    xtics = ", ".join("'%s' %d" % (quoted(c), i) for i, c in enumerate(frame.columns))
+    ytics = ", ".join("'%s' %d" % (quoted(str(r)), i) for i, r in enumerate(frame.index))
+    script = (
+        "set palette defined (0 'red', 0.6 'yellow', 1 'forest-green')\n"
+        "set cbrange [%g:1]\nset cblabel 'Jain index'\nunset grid\nset tics scale 0\n"
+        "set xtics (%s) rotate by -45\nset ytics (%s)\n"
+        "set xrange [-0.5:%g]\nset yrange [%g:-0.5]\nset style fill solid 1.0 noborder\n"
+        "plot '%s.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle, \\\n"
+        "     '' using 1:2:4 with labels font ',8' notitle\n"
+        % (low, xtics, ytics, len(frame.columns) - 0.5, len(frame) - 0.5, name))
+    width = int(np.clip(250 + 60 * len(frame.columns), 900, 2000))
+    height = int(np.clip(200 + 40 * len(frame), 400, 1200))
+    return render(stem, script, {"": data}, title, width=width, height=height)

@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis import analyze, devcost, metrics, plots
+from analysis import analyze, devcost, firstpage, metrics, plots
+from analysis.markdown import image, md_table, slug
 
 
 ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops", "iocost"]
@@ -185,7 +186,10 @@ def combine(folder):
     if not frames:
         raise SystemExit("%s: no run folders (meta.json and summary.json) below it" % folder)
     runs = pd.concat(frames, ignore_index=True)
-    runs["config"] = config_labels(runs)
+    # Labelled per workload: a workload on a device of its own (deep-knee on
+    # the null device) keeps plain labels, with the device in its titles.
+    runs["config"] = pd.concat([config_labels(group) for _, group in
+                                runs.groupby("workload", sort=False)])
     return runs, series, vios, described, unfinished
 
 
@@ -286,12 +290,6 @@ def deviation_text(row, column="deviation"):
     return number(100 * row[column], 100 * row[column + "_ci95"], 1) + "%"
 
 
-def md_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
 def distinct(runs, column):
     values = [str(v) for v in runs[column].dropna().unique() if str(v) != ""]
     return ", ".join(values) or "-"
@@ -382,23 +380,6 @@ def check_text(per_run):
     checked = agree.notna().sum()
     return "%d of %d runs agree within 1%% (`runs.csv` column fio_blktrace_agree)" % (
         agree.eq(True).sum(), checked)
-
-
-def summary_section(run_means, configs):
-    header = ["workload", "fairest (Jain)"] + ["%s Jain / WC" % c for c in configs]
-    rows = []
-    for workload, group in run_means.groupby("workload", sort=False):
-        by = group.set_index("config")
-        best = by["jain_index"].round(4)
-        fairest = ", ".join(c for c in configs if c in by.index and best[c] == best.max())
-        cells = [("%s / %s" % (number(by.at[c, "jain_index"], by.at[c, "jain_index_ci95"], 4),
-                               number(by.at[c, "work_conservation"], np.nan, 3))
-                  if c in by.index else "-") for c in configs]
-        rows.append([workload, fairest or "-"] + cells)
-    return ("## Summary\n\nJain index (mean ± 95% CI) and work conservation (WC, mean) per "
-            "scheduler; the fairest has the highest mean Jain index at four decimals.  "
-            "Source: `run-means.csv`, one row per workload and scheduler; its run_ids "
-            "column names the `runs.csv` rows averaged.\n\n") + md_table(header, rows)
 
 
 def config_policies(per_run, configs):
@@ -601,10 +582,6 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
     return "\n".join(text) + "\n"
 
 
-def slug(text):
-    return "".join(c if c.isalnum() or c in "-." else "_" for c in text)
-
-
 def workload_plots(workload, group, configs, data, plot_dir, marks=True):
     """Shares, p99 latency, and per configuration one run's IOPS over time
     and, where its trace has FIOPS's messages, its vios over time.  data is
@@ -620,12 +597,13 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
     if not marks:
         expected = expected * np.nan
     lines = []
+    where = "%s (%s)" % (workload, setting(group))
     png = plots.shares(stem + "-shares", table, expected,
-                       "%s: mean share of IOPS per scheduler; dashes: expected" % workload)
+                       "%s: mean share of IOPS per scheduler; dashes: expected" % where)
     lines.append(image(png, "shares (task-means.csv share and expected)"))
     p99 = jobs.pivot(index="task", columns="config", values="p99_ms").loc[order, configs]
     ci = jobs.pivot(index="task", columns="config", values="p99_ms_ci95").loc[order, configs]
-    png = plots.p99_bars(stem + "-p99", p99, ci, "%s: p99 Q2C latency per task" % workload)
+    png = plots.p99_bars(stem + "-p99", p99, ci, "%s: p99 Q2C latency per task" % where)
     lines.append(image(png, "p99 latency (task-means.csv p99_ms, p99_ms_ci95)"))
     for config in configs:
         run_id = group.loc[group["config"] == config, "run_ids"].iloc[0].split()[0]
@@ -633,12 +611,28 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
         if shown.loc[shown["task"] == metrics.OTHER, "iops"].sum() == 0:
             shown = shown[shown["task"] != metrics.OTHER]
         png = plots.iops_over_time(stem + "-iops-" + slug(config), shown,
-                                   "%s, %s: IOPS per second (run %s)" % (workload, config, run_id))
+                                   "%s, %s: IOPS per second (run %s)" % (
+                                       where_one(workload, group, config), config, run_id))
         lines.append(image(png, "IOPS over time, %s: timeseries.csv of run `%s`"
                            % (config, run_id)))
-        lines += vios_plot(stem + "-vios-" + slug(config), workload, config,
+        lines += vios_plot(stem + "-vios-" + slug(config), where_one(workload, group, config),
+                           config,
                            group.loc[group["config"] == config, "run_ids"].iloc[0], vios)
     return lines
+
+
+def setting(group):
+    """The device model and depths of a workload's rows, for plot titles:
+    "nvme, depth 4, 32, 1023"."""
+    depths = ", ".join(str(d) for d in sorted(group["device_depth"].unique()))
+    return "%s, depth %s" % (", ".join(group["device"].unique()), depths)
+
+
+def where_one(workload, group, config):
+    """A plot title's start for one configuration: the workload, its
+    device model and its depth."""
+    rows = group[group["config"] == config]
+    return "%s (%s)" % (workload, setting(rows))
 
 
 def depth_plot(workload, group, run_means, plot_dir):
@@ -655,8 +649,8 @@ def depth_plot(workload, group, run_means, plot_dir):
               for panel in config_order(jobs, "panel")}
     conservation = depth_table(runs, "panel", "work_conservation", list(shares))
     png = plots.by_depth(os.path.join(plot_dir, slug(workload) + "-depth"), shares, conservation,
-                         "%s: share of the jobs' IOPS and work conservation against device "
-                         "depth (mean, 95%% CI)" % workload)
+                         "%s (%s): share of the jobs' IOPS and work conservation against "
+                         "device depth (mean, 95%% CI)" % (workload, setting(group)))
     return [image(png, "share and work conservation against device depth (task-means.csv "
                   "share, share_ci95; run-means.csv work_conservation, work_conservation_ci95; "
                   "by device_depth)")]
@@ -688,11 +682,6 @@ def vios_plot(stem, workload, config, run_ids, vios):
     return []
 
 
-def image(png, caption):
-    name = os.path.join(os.path.basename(os.path.dirname(png)), os.path.basename(png))
-    return "![%s](%s)\n\n*%s*\n" % (caption, name, caption)
-
-
 def left_out(runs, unfinished):
     per_run = runs.drop_duplicates("run_id")
     lines = ["* `%s`: did not finish, left out (meta.json status: %s; %s)" % run
@@ -713,8 +702,10 @@ def left_out(runs, unfinished):
     return "## Runs to look at\n\n" + ("\n".join(lines) if lines else "None.") + "\n"
 
 
-def write_report(folder, out):
-    """Write the CSVs, plots and fairness-report.md into out; returns the report's path."""
+def write_report(folder, out, overhead=None):
+    """Write the CSVs, plots and fairness-report.md into out; returns the
+    report's path.  overhead: a make overhead folder for the first page's
+    overhead table."""
     plot_dir = os.path.join(out, "plots")
     os.makedirs(plot_dir, exist_ok=True)
     runs, series, vios, described, unfinished = combine(folder)
@@ -726,8 +717,9 @@ def write_report(folder, out):
     parts = ["# Fairness report: %s\n" % os.path.basename(os.path.abspath(folder)),
              "Built %s from %d runs in `%s` by `python3 -m analysis.report`.\n" % (
                  datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), len(per_run), folder),
-             summary_section(run_level, config_order(run_level)),
-             setup_section(runs), METHOD % (metrics.COMPARABLE_OVERLAP, check_text(per_run))]
+             firstpage.write(folder, out, runs, tasks, run_level, plot_dir, overhead),
+             setup_section(runs), METHOD % (metrics.COMPARABLE_OVERLAP, check_text(per_run)),
+             firstpage.limits(runs), "# Detail: one section per workload\n"]
     groups = group_means(folder, runs)
     groups.to_csv(os.path.join(out, "group-means.csv"), index=False, float_format="%.10g")
     for workload in tasks["workload"].unique():
@@ -745,8 +737,10 @@ def main(argv=None):
     parser.add_argument("folder", help="compare folder holding run folders")
     today = datetime.datetime.utcnow().strftime("%Y-%m-%d")
     parser.add_argument("--out", default=os.path.join(analyze.TOP, "reports", today))
+    parser.add_argument("--overhead", help="a make overhead folder (its ratios.csv) for the "
+                        "first page's overhead table")
     args = parser.parse_args(argv)
-    print(write_report(args.folder, args.out))
+    print(write_report(args.folder, args.out, args.overhead))
     return 0
 
 

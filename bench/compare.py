@@ -9,7 +9,7 @@ per cell, and each run folder is analysed from its blktrace.
 
 The matrix is a numbered list of cells (one boot each), the same for the
 same parameters on any machine.  CELLS picks some of them ("1-27 40"), so
-that the matrix can be split over several machines; `--merge OUT PART...`
+that the matrix can be split over several machines; `--merge PART...`
 joins their compare folders into one for make report.  `--list` prints the
 cells.
 """
@@ -17,6 +17,7 @@ cells.
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +43,12 @@ DEPTHS = "4 32 1023"
 # The device a workload is about, unless the environment names one: deep-knee
 # is meant for a device with a 4 ms latency floor whose knee is 8 requests in
 # flight (README, Null device with a latency floor).
-WORKLOAD_ENV = {"deep-knee": {"DEVICE": "nvme-null", "LATENCY_US": "4000", "IOPS": "2000"}}
+# many-tasks runs longer: its 32 tasks get about 31 IOPS each, 125 I/Os in
+# 4 s, and a request or two cut by a job's window edges then puts blktrace
+# and fio more than 1% apart (measured 2026-12-06: 0.8% to 1.6%).  At 12 s
+# the same edges are under 0.6%.
+WORKLOAD_ENV = {"deep-knee": {"DEVICE": "nvme-null", "LATENCY_US": "4000", "IOPS": "2000"},
+                "many-tasks": {"RUNTIME": "12", "CAL_RUNTIME": "2"}}
 # Run lengths.  A boot costs about 10 s plus, per scheduler, its fio time
 # (CAL_RUNTIME + RAMP, then RUNTIME + RAMP) and about 4 s of switching and
 # analysis: measured 2026-12-03, 100 s a boot of 5 schedulers at RUNTIME=10
@@ -50,7 +56,8 @@ WORKLOAD_ENV = {"deep-knee": {"DEVICE": "nvme-null", "LATENCY_US": "4000", "IOPS
 # CAL_RUNTIME=3.  The default matrix is 9 workloads x 3 depths x 3
 # repetitions = 81 boots; at these lengths a boot is 10 + 5 x (1 + 1 + 4 + 1
 # + 4) = 65 s, 81 x 65 s = 88 min.  4 s at 1000 IOPS is 4000 I/Os a run;
-# the report gives the confidence intervals they buy.
+# the report gives the confidence intervals they buy.  many-tasks' 9 boots
+# at RUNTIME=12 CAL_RUNTIME=2 add 9 x 5 x 9 s = 7 min.
 SHORT = {"RUNTIME": "4", "RAMP": "1", "CAL_RUNTIME": "1"}
 
 
@@ -78,8 +85,10 @@ def matrix(env):
     # one (a verifying workload on DEVICE=nvme-null) stops the matrix
     # before the first boot rather than failing its cells one by one.
     for cell in cells:
-        p, _ = params_mod.load(cell_env(env, cell))
+        full = cell_env(env, cell)
+        p, _ = params_mod.load(full)
         cell["device"] = p["DEVICE"]
+        cell["lengths"] = {k: full[k] for k in SHORT}
     return cells
 
 
@@ -205,57 +214,89 @@ def run_matrix(cells, picked, env):
     return (bench.INTERRUPTED_EXIT if stopped else worst), out_dir
 
 
-def merge(parts):
-    """Join compare folders of one matrix into a new one: their boot folders
-    linked, compare.json with every part's cells and times.  Refuses parts
-    of different matrices and a cell that two parts ran, unless only one
-    of its runs succeeded (that one counts); returns (folder, cells that
-    no part ran)."""
-    records = []
+def read_parts(parts):
+    """[(folder, compare.json, picked cell numbers or None)] of the parts,
+    given as FOLDER or FOLDER:CELLS ("A-compare:1-5,7": only those cells);
+    ValueError unless all come from one matrix."""
+    read = []
     for part in parts:
-        path = os.path.join(part, "compare.json")
+        folder, colon, picked = part.partition(":")
+        path = os.path.join(folder, "compare.json")
         if not os.path.isfile(path):
-            raise ValueError("%s: no compare.json; not a make compare folder" % part)
-        records.append(bench.read_json(path))
-    prints = {r.get("fingerprint") for r in records}
+            raise ValueError("%s: no compare.json; not a make compare folder" % folder)
+        record = bench.read_json(path)
+        cells = parse_cells(picked.replace(",", " "), record["matrix_cells"]) if colon else None
+        read.append((folder, record, cells))
+    prints = {record.get("fingerprint") for _, record, _ in read}
     if len(prints) != 1 or None in prints:
         raise ValueError("the parts come from different matrices (compare.json fingerprint: %s);"
                          " run every part with the same SCHEDS, WORKLOADS, DEPTHS, REPEAT and "
                          "bench parameters" % ", ".join(sorted(str(p) for p in prints)))
-    seen, kept, replaced = {}, {}, []
-    for part, record in zip(parts, records):
+    return read
+
+
+def pick_runs(read):
+    """(kept, replaced): per cell the one run that counts, whatever the
+    parts' order: its only successful run, else (all failed) its last;
+    ValueError for a cell that succeeded in two parts."""
+    runs = {}
+    for folder, record, picked in read:
         for cell in record["cells"]:
-            if "exit" not in cell:
-                continue
-            cell = dict(cell, part=os.path.basename(os.path.abspath(part)))
-            n = cell["cell"]
-            if n in kept and (kept[n]["exit"] == 0) == (cell["exit"] == 0):
-                raise ValueError("cell %d ran in both %s and %s; leave one out"
-                                 % (n, seen[n], part))
-            # A cell run again after it failed or was invalid: the good run counts.
-            if n in kept and cell["exit"] != 0:
-                replaced.append(cell)
-                continue
-            if n in kept:
-                replaced.append(kept[n])
-            seen[n], kept[n] = part, cell
-    cells = list(kept.values())
-    out_dir = bench.make_run_dir("compare", "", bench.utc_now())
+            if "exit" in cell and (picked is None or cell["cell"] in picked):
+                runs.setdefault(cell["cell"], []).append(dict(cell, folder=folder))
+    kept, replaced = [], []
+    for n in sorted(runs):
+        good = [c for c in runs[n] if c["exit"] == 0]
+        if len(good) > 1:
+            raise ValueError("cell %d ran in both %s and %s; leave one out (FOLDER:CELLS)"
+                             % (n, good[0]["folder"], good[1]["folder"]))
+        keep = good[0] if good else runs[n][-1]
+        kept.append(keep)
+        replaced += [c for c in runs[n] if c is not keep]
+    return kept, replaced
+
+
+def link_boots(cells, out_dir):
+    """Link each cell's boot folder into out_dir as c<cell>-<boot>: two
+    machines can name two boots alike (the same second, schedulers and
+    workload at another depth)."""
     for cell in cells:
+        folder = cell.pop("folder")
+        cell["part"] = os.path.basename(os.path.abspath(folder))
         if cell.get("boot"):
-            source = os.path.join(os.path.abspath(seen[cell["cell"]]), cell["boot"])
+            source = os.path.join(os.path.abspath(folder), cell["boot"])
+            cell["boot"] = "c%d-%s" % (cell["cell"], cell["boot"])
             os.symlink(os.path.relpath(source, out_dir), os.path.join(out_dir, cell["boot"]))
-    cells.sort(key=lambda c: c["cell"])
-    total = records[0]["matrix_cells"]
-    record = {"matrix_cells": total, "fingerprint": records[0]["fingerprint"],
-              "cells": cells, "env": records[0]["env"],
-              "missing_cells": [n for n in range(1, total + 1) if n not in seen],
+
+
+def merge(parts):
+    """Join compare folders of one matrix into a new one, each cell's boot
+    linked, compare.json with the cells, each part and the matrix's time;
+    returns (folder, cells that no part ran)."""
+    read = read_parts(parts)
+    cells, replaced = pick_runs(read)
+    for cell in replaced:
+        cell["part"] = os.path.basename(os.path.abspath(cell.pop("folder")))
+    out_dir = bench.make_run_dir("compare", "", bench.utc_now())
+    try:
+        link_boots(cells, out_dir)
+    except OSError:
+        shutil.rmtree(out_dir)
+        raise
+    total = read[0][1]["matrix_cells"]
+    ran = {c["cell"] for c in cells}
+    record = {"matrix_cells": total, "fingerprint": read[0][1]["fingerprint"],
+              "cells": cells, "env": read[0][1]["env"],
+              "missing_cells": [n for n in range(1, total + 1) if n not in ran],
               "replaced_cells": replaced,
-              "parts": [{"folder": os.path.basename(os.path.abspath(p)),
+              "parts": [{"folder": os.path.basename(os.path.abspath(f)),
                          "started": r.get("started"), "finished": r.get("finished"),
-                         "elapsed_s": r.get("elapsed_s"), "cells": len(r["cells"])}
-                        for p, r in zip(parts, records)],
-              "elapsed_s": round(sum(r.get("elapsed_s") or 0 for r in records), 1)}
+                         "elapsed_s": r.get("elapsed_s"), "cells": len(r["cells"]),
+                         "taken": "all" if t is None else " ".join(map(str, t))}
+                        for f, r, t in read],
+              # The matrix's time: its cells' boots, wherever they ran.
+              "elapsed_s": round(sum(c.get("seconds") or 0 for c in cells), 1),
+              "parts_elapsed_s": round(sum(r.get("elapsed_s") or 0 for _, r, _ in read), 1)}
     bench.write_json(os.path.join(out_dir, "compare.json"), record)
     return out_dir, record["missing_cells"]
 

@@ -4,9 +4,10 @@ import os
 import tempfile
 import unittest
 
+import numpy as np
 import pandas as pd
 
-from analysis import analyze, attribute, metrics, report, trace
+from analysis import analyze, attribute, firstpage, metrics, report, trace
 from analysis.tests import blk
 from analysis.tests.test_metrics import fio_job, fio_json
 
@@ -186,7 +187,9 @@ class ReportTest(ReportFixture, unittest.TestCase):
         self.assertEqual(runs.loc["fiops", "jain_index"], 1.0)
 
     def test_markdown(self):
-        self.assertIn("| ioprio | fiops |", self.md)
+        self.assertIn("| workload | depth | device | none | fiops |", self.md)
+        self.assertIn("| ioprio | 4 | nvme | 0.981 ✓<br>own: none<br>WC 1.00, a +10% "
+                      "| 1.000 ✓<br>own 0.800 ✗<br>WC 1.00, a +0% |", self.md)
         self.assertIn("| none | a | 55.0 ± 63.5 | 0.550 ± 0.635 | 0.500 | 10.0 ± 127.1% "
                       "| - | - | 2.0 ± 0.0 | 2 |", self.md)
         self.assertIn("| fiops | b | 50.0 ± 0.0 | 0.500 ± 0.000 | 0.500 | 0.0 ± 0.0% "
@@ -219,6 +222,40 @@ class ReportTest(ReportFixture, unittest.TestCase):
                       "(meta.json status: running; no summary.json)", self.md)
         self.assertNotIn("`boot`:", self.md)
         self.assertIn("| repetitions per workload and scheduler (valid runs) | 2 |", self.md)
+
+    def test_verdict_csv(self):
+        verdict = pd.read_csv(os.path.join(self.out, "verdict.csv")).set_index("scheduler")
+        fiops, none = verdict.loc["fiops"], verdict.loc["none"]
+        self.assertEqual((fiops["jain_index"], fiops["jain_own"]), (1.0, 0.8))
+        # own a=3 b=1 against 50:50: b is +100%, a -33%.
+        self.assertEqual((fiops["worst_task_own"], fiops["worst_deviation_own"]), ("b", 1.0))
+        self.assertTrue(fiops["met_common"])
+        self.assertFalse(fiops["met_own"])
+        self.assertEqual(none["own_policy"], "none")
+        self.assertTrue(pd.isna(none["jain_own"]))
+        self.assertAlmostEqual(none["worst_deviation"], 0.1)
+        self.assertEqual((none["p99_worst_task"], none["p99_worst_ms"]), ("b", 4.0))
+        self.assertEqual(none["run_ids"], "none-1 none-2")
+
+    def test_fiops_versus(self):
+        versus = pd.read_csv(os.path.join(self.out, "fiops-vs.csv"))
+        self.assertEqual(versus[["other", "fiops_runs", "other_runs", "verdict"]].values.tolist(),
+                         [["none", 2, 2, "tie"]])
+        self.assertIn("Against none, fiops wins 0, ties 1 and loses 0 of 1 rows "
+                      "(`fiops-vs.csv` rows other=none).", self.md)
+
+    def test_heat_map(self):
+        heat = pd.read_csv(os.path.join(self.out, "plots", "jain-heat-map.dat"), sep="\t")
+        self.assertEqual(heat[["x", "y"]].values.tolist(), [[0, 0], [1, 0]])
+        self.assertAlmostEqual(heat["value"][0], (4 / 4.16 + 1) / 2, places=5)
+        self.assertEqual(heat["value"][1], 1.0)
+        with open(os.path.join(self.out, "plots", "jain-heat-map.gp")) as f:
+            self.assertIn("set xtics ('none d4' 0, 'fiops d4' 1)", f.read())
+        self.assertIn("Runs are short.**  1 s after a 0 s ramp at 100 IOPS, 100 requests a "
+                      "run (ioprio)", self.md)
+        self.assertIn("plots/jain-heat-map.png", self.md)
+        self.assertIn("no overhead table", self.md)
+        self.assertIn("The time the matrix took is not recorded", self.md)
 
     def test_plots(self):
         names = ["ioprio-shares.png", "ioprio-p99.png", "ioprio-iops-none.png",
@@ -278,6 +315,59 @@ class SingleDepthTest(unittest.TestCase):
     def test_no_depth_plot_at_one_depth(self):
         group = pd.DataFrame({"device_depth": [4, 4], "task": ["a", "b"]})
         self.assertEqual(report.depth_plot("w", group, pd.DataFrame(), "/nonexistent"), [])
+
+
+
+class FirstPageTest(unittest.TestCase):
+    def test_met_needs_jain_and_every_task_near_its_share(self):
+        self.assertTrue(firstpage.met(0.99, -0.2))
+        self.assertFalse(firstpage.met(0.99, 0.3))
+        self.assertFalse(firstpage.met(0.9, 0.0))
+        self.assertTrue(pd.isna(firstpage.met(np.nan, 0.0)))
+
+    def test_welch(self):
+        same = pd.Series([1.0, 1.0, 1.0])
+        self.assertEqual(firstpage.welch_p(same, same), 1.0)
+        self.assertEqual(firstpage.welch_p(same, same - 0.1), 0.0)
+        self.assertTrue(pd.isna(firstpage.welch_p(same[:1], same)))
+        p = firstpage.welch_p(pd.Series([0.99, 0.98, 0.97]), pd.Series([0.5, 0.6, 0.4]))
+        self.assertLess(p, 0.05)
+
+    def test_matrix_time_from_compare_json(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "compare.json"), "w") as f:
+                json.dump({"matrix_cells": 4, "elapsed_s": 600, "started": "S", "finished": "F",
+                           "cells": [{"cell": 1, "exit": 0, "seconds": 250},
+                                     {"cell": 2, "exit": 2, "seconds": 340}, {"cell": 3}]}, f)
+            text = firstpage.matrix_time(folder, folder)
+            cells = pd.read_csv(os.path.join(folder, "cells.csv"))
+        self.assertEqual(cells["cell"].tolist(), [1, 2])
+        self.assertIn("2 of its 4 cells", text)
+        self.assertIn("10 min (compare.json elapsed_s = 600 s, S to F; `cells.csv` seconds: "
+                      "590 s over 2 boots, 295 s a boot)", text)
+        self.assertIn("Cells that failed or were invalid: 2.", text)
+
+    def test_overhead_table_from_ratios(self):
+        with tempfile.TemporaryDirectory() as folder:
+            rows = [("icount", 1, 16, 64, s, 3, 0.1, r, 0.01, c, 0.02, 68000, 19.0)
+                    for s, r, c in (("mq-deadline", 0.87, 1.16), ("fiops", 0.83, 1.23))]
+            pd.DataFrame(rows, columns=["clock", "hwq", "jobs", "qd", "scheduler", "n",
+                                        "switches", "iops_ratio", "iops_ci", "cpu_ratio",
+                                        "cpu_ci", "iops_none", "cpu_us_none"]).to_csv(
+                os.path.join(folder, "ratios.csv"), index=False)
+            os.makedirs(os.path.join(folder, "icount-hwq1"))
+            with open(os.path.join(folder, "icount-hwq1", "console.log"), "w") as f:
+                f.write("[    0.000000] Linux version 6.1.0-x (gcc) #1\n")
+            out = os.path.join(folder, "out")
+            os.makedirs(out)
+            text = firstpage.overhead_section(folder, out, ["6.1.0-y"])
+            self.assertTrue(os.path.exists(os.path.join(out, "overhead-ratios.csv")))
+        self.assertIn("| clock | jobs x QD | none IOPS | mq-deadline IOPS / CPU | "
+                      "fiops IOPS / CPU |", text)
+        self.assertIn("| icount | 16 x 64 | 68000 | 0.87 ± 0.01 / 1.16 ± 0.02 "
+                      "| 0.83 ± 0.01 / 1.23 ± 0.02 |", text)
+        self.assertIn("(kernel 6.1.0-x)", text)
+        self.assertIn("The overhead run's kernel (6.1.0-x) is not the matrix's (6.1.0-y)", text)
 
 
 if __name__ == "__main__":

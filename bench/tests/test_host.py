@@ -667,7 +667,8 @@ class CompareTest(unittest.TestCase):
         for cell in cells:
             os.mkdir(os.path.join(folder, "boot%d" % cell))
         record = {"matrix_cells": 4, "fingerprint": fingerprint, "env": {}, "elapsed_s": 10,
-                  "cells": [{"cell": n, "exit": 0, "boot": "boot%d" % n} for n in cells]}
+                  "cells": [{"cell": n, "exit": 0, "boot": "boot%d" % n, "seconds": 5}
+                            for n in cells]}
         with open(os.path.join(folder, "compare.json"), "w") as f:
             json.dump(record, f)
         return folder
@@ -683,8 +684,9 @@ class CompareTest(unittest.TestCase):
                 with open(os.path.join(out, "compare.json")) as f:
                     record = json.load(f)
                 self.assertEqual([c["cell"] for c in record["cells"]], [1, 2, 3])
-                self.assertEqual(record["elapsed_s"], 20)
-                self.assertTrue(os.path.isdir(os.path.join(out, "boot2")))
+                self.assertEqual((record["elapsed_s"], record["parts_elapsed_s"]), (15, 20))
+                self.assertEqual(record["cells"][1]["boot"], "c2-boot2")
+                self.assertTrue(os.path.isdir(os.path.join(out, "c2-boot2")))
                 with self.assertRaisesRegex(ValueError, "cell 1 ran in both"):
                     compare.merge(parts + [self.fake_part(top, [1])])
                 failed = self.fake_part(top, [4])
@@ -695,12 +697,22 @@ class CompareTest(unittest.TestCase):
                 with open(record_path, "w") as f:
                     json.dump(record, f)
                 again = self.fake_part(top, [4])
-                out, missing = compare.merge(parts + [failed, again])
+                # The good run counts whatever the order of the parts.
+                for order in ([failed, again, failed], [again, failed, failed]):
+                    out, missing = compare.merge(parts + order)
+                    with open(os.path.join(out, "compare.json")) as f:
+                        record = json.load(f)
+                    self.assertEqual(missing, [])
+                    self.assertEqual(record["cells"][-1]["part"], os.path.basename(again))
+                    self.assertEqual([c["exit"] for c in record["replaced_cells"]], [2, 2])
+                # FOLDER:CELLS takes some cells of a part: cell 1 from the
+                # first part is left for a run of it elsewhere.
+                out, missing = compare.merge([parts[0] + ":3", parts[1],
+                                              self.fake_part(top, [1])])
                 with open(os.path.join(out, "compare.json")) as f:
                     record = json.load(f)
-                self.assertEqual(missing, [])
-                self.assertEqual(record["cells"][-1]["part"], os.path.basename(again))
-                self.assertEqual([c["exit"] for c in record["replaced_cells"]], [2])
+                self.assertEqual([c["cell"] for c in record["cells"]], [1, 2, 3])
+                self.assertEqual(record["parts"][0]["taken"], "3")
                 with self.assertRaisesRegex(ValueError, "different matrices"):
                     compare.merge(parts + [self.fake_part(top, [4], "g")])
                 with self.assertRaisesRegex(ValueError, "no compare.json"):
