@@ -284,23 +284,28 @@ def overhead_section(folder, out, releases=()):
         rows.append([clock, "%d x %d" % (jobs, qd), "%.0f" % group["iops_none"].iloc[0]] + cells)
     return ("## Overhead\n\nIOPS and guest CPU time per request relative to none in the same "
             "boot (mean ± 95%% CI over rounds), 4k random reads on null_blk (irqmode=0), "
-            "%d hardware queue(s), from `%s` (kernel %s).  Source: `overhead-ratios.csv`, one "
+            "%d hardware queue(s), from `%s` (%s).  Source: `overhead-ratios.csv`, one "
             "row per clock, hwq, jobs, qd and scheduler (iops_ratio, iops_ci, cpu_ratio, "
             "cpu_ci; iops_none).\n\n" % (first_hwq, os.path.basename(os.path.abspath(folder)),
-                                         release)
+                                         "kernel " + release if release else
+                                         "the folder does not record its kernel")
             + md_table(header, rows) + other_kernel(release, releases))
 
 
 def other_kernel(release, releases):
     if not releases or release in releases:
         return ""
+    if not release:
+        return ("\n**The overhead folder does not record its kernel, so nothing here checks that "
+                "it is the matrix's (%s).**\n" % ", ".join(releases))
     return ("\n**The overhead run's kernel (%s) is not the matrix's (%s): its numbers belong "
             "to another build.**\n" % (release, ", ".join(releases)))
 
 
 def kernel_release(folder):
     """The kernel a make overhead folder ran: its meta.json's, or the first
-    "Linux version" its guests printed (make overhead records no other)."""
+    "Linux version" its guests printed (make overhead records no other);
+    None when the folder keeps neither (a report's copy of the CSVs)."""
     for root, _, names in sorted(os.walk(folder)):
         if "meta.json" in names:
             release = analyze.read_json(os.path.join(root, "meta.json"), {}).get(
@@ -312,7 +317,7 @@ def kernel_release(folder):
                 found = re.search(r"Linux version (\S+)", f.read())
             if found:
                 return found.group(1)
-    return "unknown"
+    return None
 
 
 def matrix_time(folder, out=None):

@@ -369,6 +369,17 @@ class FirstPageTest(unittest.TestCase):
         self.assertIn("(kernel 6.1.0-x)", text)
         self.assertIn("The overhead run's kernel (6.1.0-x) is not the matrix's (6.1.0-y)", text)
 
+    def test_overhead_folder_without_its_kernel_says_so(self):
+        with tempfile.TemporaryDirectory() as folder:
+            pd.DataFrame([("icount", 1, 1, 1, "fiops", 3, 2.0, 0.54, 0.0, 1.84, 0.0, 63245, 19.5)],
+                         columns=["clock", "hwq", "jobs", "qd", "scheduler", "n", "switches",
+                                  "iops_ratio", "iops_ci", "cpu_ratio", "cpu_ci", "iops_none",
+                                  "cpu_us_none"]).to_csv(os.path.join(folder, "ratios.csv"),
+                                                         index=False)
+            text = firstpage.overhead_section(folder, folder, ["6.1.0-y"])
+        self.assertIn("(the folder does not record its kernel)", text)
+        self.assertIn("nothing here checks that it is the matrix's (6.1.0-y)", text)
+
 
 if __name__ == "__main__":
     unittest.main()
