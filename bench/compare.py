@@ -98,7 +98,8 @@ def cell_env(env, cell):
     sets them."""
     full = dict(env, SCHED=" ".join(cell["scheds"]), WORKLOAD=cell["workload"],
                 DEPTH=str(cell["depth"]))
-    for k, v in list(WORKLOAD_ENV.get(cell["workload"], {}).items()) + list(SHORT.items()):
+    # The workload's own settings come last: they override SHORT's lengths.
+    for k, v in list(SHORT.items()) + list(WORKLOAD_ENV.get(cell["workload"], {}).items()):
         full[k] = env.get(k) or v
     return full
 

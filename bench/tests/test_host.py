@@ -650,6 +650,12 @@ class CompareTest(unittest.TestCase):
         self.assertEqual((env["LATENCY_US"], env["IOPS"]), ("4000", "2000"))
         # What the environment sets wins over the workload's device.
         self.assertEqual(compare.cell_env({"IOPS": "500"}, knee[0])["IOPS"], "500")
+        # many-tasks' own lengths win over SHORT's, and the cells record them.
+        many = [c for c in cells if c["workload"] == "many-tasks"]
+        self.assertEqual({(c["lengths"]["RUNTIME"], c["lengths"]["CAL_RUNTIME"]) for c in many},
+                         {("12", "2")})
+        self.assertEqual({c["lengths"]["RUNTIME"] for c in cells if c not in many}, {"4"})
+        self.assertEqual(compare.cell_env({"RUNTIME": "6"}, many[0])["RUNTIME"], "6")
         given = compare.matrix({"WORKLOADS": "equal-readers", "DEPTHS": "4 64", "REPEAT": "1"})
         self.assertEqual([c["depth"] for c in given], [4, 64])
         with self.assertRaises(ValueError):
