@@ -245,9 +245,8 @@ def heat_map(verdict, scheds, plot_dir):
                           for c in columns}, index=workloads)
     where = device_text(verdict.drop_duplicates("workload"))
     return plots.heat_map(os.path.join(plot_dir, "jain-heat-map"), frame,
-                          "Jain index against each workload's expect line, by scheduler and "
-                          "device depth (dN: nvme.io_queue_depth N), device %s; verdict.csv "
-                          "jain_index" % where)
+                          "Jain index, common expect line (verdict.csv jain_index); dN: device "
+                          "depth N; %s" % where)
 
 
 def device_text(per_workload):
