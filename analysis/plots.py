@@ -59,6 +59,8 @@ def shares(stem, table, expected, title):
     script = key_line(n) + (
         "set style data histograms\nset style histogram rowstacked\n"
         "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+        # Many long bar names ("mq-deadline depth 1023") overlap when level.
+        "set xtics rotate by 30 right\n"
         "set yrange [0:1.05]\nset ylabel 'share of IOPS among the jobs'\n"
         "plot for [i=2:%d] '%s.dat' using i:xtic(1) title columnheader(i)" % (n + 1, name))
     data = {"": bars}

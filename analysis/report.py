@@ -611,8 +611,8 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
         if shown.loc[shown["task"] == metrics.OTHER, "iops"].sum() == 0:
             shown = shown[shown["task"] != metrics.OTHER]
         png = plots.iops_over_time(stem + "-iops-" + slug(config), shown,
-                                   "%s, %s: IOPS per second (run %s)" % (
-                                       where_one(workload, group, config), config, run_id))
+                                   "%s, %s: IOPS per second" % (
+                                       where_one(workload, group, config), config))
         lines.append(image(png, "IOPS over time, %s: timeseries.csv of run `%s`"
                            % (config, run_id)))
         lines += vios_plot(stem + "-vios-" + slug(config), where_one(workload, group, config),

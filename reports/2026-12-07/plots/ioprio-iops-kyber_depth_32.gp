@@ -1,0 +1,11 @@
+set terminal pngcairo size 900,500 noenhanced font ",10"
+set output 'ioprio-iops-kyber_depth_32.png'
+set datafile separator "\t"
+set datafile missing "NaN"
+set title 'ioprio (nvme, depth 32), kyber depth 32: IOPS per second'
+set grid ytics
+set key outside right top
+set xlabel 'second of the measured window'
+set ylabel 'IOPS'
+set yrange [0:*]
+plot for [i=2:6] 'ioprio-iops-kyber_depth_32.dat' using 1:i with linespoints pt 7 ps 0.4 title columnheader(i)
