@@ -22,9 +22,12 @@ export $(STRESS_VARS)
 OVERHEAD_VARS := JOBS QDS HWQS
 export $(OVERHEAD_VARS)
 # make report: the compare folder to report on (default: the newest), and
-# the make overhead folder for its overhead table (default: the newest).
+# the make overhead folder for its overhead table (default: the newest, else
+# the published one of the series it was last measured on, OVERHEAD_PUBLISHED).
 COMPARE ?= $(lastword $(sort $(wildcard $(RESULTS)/*-compare)))
-OVERHEAD ?= $(patsubst %/ratios.csv,%,$(lastword $(sort $(wildcard $(RESULTS)/*-overhead/ratios.csv))))
+OVERHEAD_PUBLISHED := reports/2026-12-03-overhead/series-24/icount
+OVERHEAD ?= $(or $(patsubst %/ratios.csv,%,$(lastword $(sort $(wildcard \
+	$(RESULTS)/*-overhead/ratios.csv)))),$(OVERHEAD_PUBLISHED))
 
 .PHONY: help deps kernel kernel-debug guest bench compare compare-cells compare-merge \
 	reanalyse report calibrate \
