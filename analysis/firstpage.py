@@ -36,7 +36,8 @@ MET_DEVIATION = 0.25
 WIN_MARGIN = 0.02
 WIN_P = 0.05
 FIOPS = "fiops"
-SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq", FIOPS]
+# The order of schedulers in every table of the report (report.ORDER).
+SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq", FIOPS, "iocost"]
 MARK = {True: "✓", False: "✗"}
 
 LIMITS = """## The method's limits

@@ -32,7 +32,7 @@ from analysis import analyze, devcost, firstpage, metrics, plots
 from analysis.markdown import image, md_table, slug
 
 
-ORDER = ["none", "mq-deadline", "kyber", "bfq", "fiops", "iocost"]
+ORDER = firstpage.SCHEDULERS
 GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "device_cost"]
 TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
                 "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]
@@ -597,7 +597,7 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
     if not marks:
         expected = expected * np.nan
     lines = []
-    where = "%s (%s)" % (workload, setting(group))
+    where = titled(workload, group)
     png = plots.shares(stem + "-shares", table, expected,
                        "%s: mean share of IOPS per scheduler; dashes: expected" % where)
     lines.append(image(png, "shares (task-means.csv share and expected)"))
@@ -606,33 +606,25 @@ def workload_plots(workload, group, configs, data, plot_dir, marks=True):
     png = plots.p99_bars(stem + "-p99", p99, ci, "%s: p99 Q2C latency per task" % where)
     lines.append(image(png, "p99 latency (task-means.csv p99_ms, p99_ms_ci95)"))
     for config in configs:
-        run_id = group.loc[group["config"] == config, "run_ids"].iloc[0].split()[0]
+        rows = group[group["config"] == config]
+        run_id = rows["run_ids"].iloc[0].split()[0]
         shown = series[run_id]
         if shown.loc[shown["task"] == metrics.OTHER, "iops"].sum() == 0:
             shown = shown[shown["task"] != metrics.OTHER]
         png = plots.iops_over_time(stem + "-iops-" + slug(config), shown,
-                                   "%s, %s: IOPS per second" % (
-                                       where_one(workload, group, config), config))
+                                   "%s, %s: IOPS per second" % (titled(workload, rows), config))
         lines.append(image(png, "IOPS over time, %s: timeseries.csv of run `%s`"
                            % (config, run_id)))
-        lines += vios_plot(stem + "-vios-" + slug(config), where_one(workload, group, config),
-                           config,
-                           group.loc[group["config"] == config, "run_ids"].iloc[0], vios)
+        lines += vios_plot(stem + "-vios-" + slug(config), titled(workload, rows), config,
+                           rows["run_ids"].iloc[0], vios)
     return lines
 
 
-def setting(group):
-    """The device model and depths of a workload's rows, for plot titles:
-    "nvme, depth 4, 32, 1023"."""
-    depths = ", ".join(str(d) for d in sorted(group["device_depth"].unique()))
-    return "%s, depth %s" % (", ".join(group["device"].unique()), depths)
-
-
-def where_one(workload, group, config):
-    """A plot title's start for one configuration: the workload, its
-    device model and its depth."""
-    rows = group[group["config"] == config]
-    return "%s (%s)" % (workload, setting(rows))
+def titled(workload, rows):
+    """A plot title's start: the workload, then the device model and depths
+    of its rows: "depth-asym (nvme, depth 4, 32, 1023)"."""
+    depths = ", ".join(str(d) for d in sorted(rows["device_depth"].unique()))
+    return "%s (%s, depth %s)" % (workload, ", ".join(rows["device"].unique()), depths)
 
 
 def depth_plot(workload, group, run_means, plot_dir):
@@ -649,8 +641,8 @@ def depth_plot(workload, group, run_means, plot_dir):
               for panel in config_order(jobs, "panel")}
     conservation = depth_table(runs, "panel", "work_conservation", list(shares))
     png = plots.by_depth(os.path.join(plot_dir, slug(workload) + "-depth"), shares, conservation,
-                         "%s (%s): share of the jobs' IOPS and work conservation against "
-                         "device depth (mean, 95%% CI)" % (workload, setting(group)))
+                         "%s: share of the jobs' IOPS and work conservation against "
+                         "device depth (mean, 95%% CI)" % titled(workload, group))
     return [image(png, "share and work conservation against device depth (task-means.csv "
                   "share, share_ci95; run-means.csv work_conservation, work_conservation_ci95; "
                   "by device_depth)")]

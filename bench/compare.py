@@ -257,13 +257,18 @@ def pick_runs(read):
     return kept, replaced
 
 
+def part_name(folder):
+    """How compare.json names a part: its folder's own name."""
+    return os.path.basename(os.path.abspath(folder))
+
+
 def link_boots(cells, out_dir):
     """Link each cell's boot folder into out_dir as c<cell>-<boot>: two
     machines can name two boots alike (the same second, schedulers and
     workload at another depth)."""
     for cell in cells:
         folder = cell.pop("folder")
-        cell["part"] = os.path.basename(os.path.abspath(folder))
+        cell["part"] = part_name(folder)
         if cell.get("boot"):
             source = os.path.join(os.path.abspath(folder), cell["boot"])
             cell["boot"] = "c%d-%s" % (cell["cell"], cell["boot"])
@@ -277,7 +282,7 @@ def merge(parts):
     read = read_parts(parts)
     cells, replaced = pick_runs(read)
     for cell in replaced:
-        cell["part"] = os.path.basename(os.path.abspath(cell.pop("folder")))
+        cell["part"] = part_name(cell.pop("folder"))
     out_dir = bench.make_run_dir("compare", "", bench.utc_now())
     try:
         link_boots(cells, out_dir)
@@ -290,7 +295,7 @@ def merge(parts):
               "cells": cells, "env": read[0][1]["env"],
               "missing_cells": [n for n in range(1, total + 1) if n not in ran],
               "replaced_cells": replaced,
-              "parts": [{"folder": os.path.basename(os.path.abspath(f)),
+              "parts": [{"folder": part_name(f),
                          "started": r.get("started"), "finished": r.get("finished"),
                          "elapsed_s": r.get("elapsed_s"), "cells": len(r["cells"]),
                          "taken": "all" if t is None else " ".join(map(str, t))}
