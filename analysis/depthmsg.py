@@ -1,7 +1,13 @@
 """FIOPS's dispatch-depth messages in the blktrace: the depth over time.
 
-With depth_control on (patch 11), the FIOPS kernel logs one blktrace
-message at every change of the number of requests it lets into the driver:
+With depth_control on, the FIOPS kernel logs one blktrace message at every
+change of the number of requests it lets into the driver.  The control on
+sbitmap tokens (patch 26) logs the limit, the steady limit and iops_max:
+
+    fiops depth 4 steady=8 iops=2000
+
+a message whose depth differs from steady is a trial.  Kernels of series
+11-24 logged lat_min too, and probes:
 
     fiops depth 10 steady=10 iops=2000 lat=4180us
     fiops depth 1 steady=10 iops=2000 lat=4180us probe
@@ -25,17 +31,20 @@ import pandas as pd
 from analysis import schedmsg
 
 DEPTH = (r"^fiops\s+depth\s+(?P<depth>\d+)\s+steady=(?P<steady>\d+)\s+iops=(?P<iops>\d+)"
-         r"\s+lat=(?P<lat_us>\d+)us(?P<probe>(?:\s+probe)?)(?P<lifted>(?:\s+lifted)?)\s*$")
-NUMBERS = ["depth", "steady", "iops", "lat_us"]
-COLUMNS = ["time"] + NUMBERS + ["probe", "trial", "lifted"]
+         r"(?:\s+lat=(?P<lat_us>\d+)us)?(?P<probe>(?:\s+probe)?)(?P<lifted>(?:\s+lifted)?)\s*$")
+NUMBERS = ["depth", "steady", "iops"]
+COLUMNS = ["time"] + NUMBERS + ["lat_us", "probe", "trial", "lifted"]
 
 
 def parse(messages):
     """trace.parse_messages() rows -> (changes DataFrame in COLUMNS, number
     of "fiops depth" messages that did not parse)."""
-    rows, malformed = schedmsg.extract(messages, DEPTH, r"fiops\s+depth\b")
+    rows, malformed = schedmsg.extract(messages, DEPTH, r"fiops\s+depth\b",
+                                       optional=("lat_us",))
     for name in NUMBERS:
         rows[name] = rows[name].astype(np.int64)
+    # Absent from the token control's messages: NaN there.
+    rows["lat_us"] = pd.to_numeric(rows["lat_us"], errors="coerce")
     rows["probe"] = rows["probe"] != ""
     rows["lifted"] = rows["lifted"] != ""
     rows["trial"] = (rows["depth"] != rows["steady"]) & ~rows["probe"]
@@ -79,7 +88,7 @@ def summarize(changes, malformed, window, trace_end):
                                       held(changes, window, trace_end)),
         steady_last=int(last["steady"]), depth_min=int(changes["depth"].min()),
         depth_max=int(changes["depth"].max()), iops_last=int(last["iops"]),
-        lat_us_last=int(last["lat_us"]))
+        lat_us_last=None if pd.isna(last["lat_us"]) else int(last["lat_us"]))
     return fields
 
 

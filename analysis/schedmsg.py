@@ -39,14 +39,15 @@ U64 = ("cost", "vios", "min_vios", "sector")
 EXAMPLES = 5      # violations kept in summary.json to look at
 
 
-def extract(messages, layout, head):
+def extract(messages, layout, head, optional=()):
     """The messages that match the regex layout, as a DataFrame of its named
-    groups (text) and their time, in time order; and how many messages start
-    with the regex head but do not match.  Every FIOPS message type is read
-    here, so that each counts its malformed lines the same way."""
+    groups (text; NaN for an optional group that did not take part) and
+    their time, in time order; and how many messages start with the regex
+    head but do not match.  Every FIOPS message type is read here, so that
+    each counts its malformed lines the same way."""
     text = messages["text"].astype(str)
     fields = text.str.extract(layout)
-    ok = fields.notna().all(axis=1)
+    ok = fields.drop(columns=list(optional)).notna().all(axis=1)
     malformed = int((text.str.match(head) & ~ok).sum())
     rows = fields[ok].assign(time=messages.loc[ok, "time"].astype(float))
     return rows.sort_values("time", kind="stable").reset_index(drop=True), malformed
