@@ -19,7 +19,8 @@ import sys
 
 import pandas as pd
 
-from analysis import attribute, depthmsg, devcost, files, groups, metrics, plots, schedmsg, trace
+from analysis import (attribute, depthmsg, devcost, files, groups, light, metrics, plots, schedmsg,
+                      trace)
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -135,6 +136,8 @@ def compute(run_dir, phase="main"):
     own, source = metrics.policy(text, scheduler_of(run_dir, meta))
     measures = metrics.expect_measure(text), metrics.measure_of(source)
     tasks = job_tasks(fio, pids, weights, {} if own is None else own)
+    light_spec = light.spec(text)
+    tasks["aside"] = tasks["name"].isin(light.names(text))
 
     events, info, messages = trace.load(step)
     bios, stats = attribute.attribute(events)
@@ -160,6 +163,7 @@ def compute(run_dir, phase="main"):
     add_fiops(fields, table, tasks, events, messages)
     add_depth(fields, events, messages, span)
     add_groups(fields, table, tasks, text)
+    fields["light"] = light.fields(light_spec, fio, bios, events, throttle, span)
     return fields, table, series
 
 
@@ -251,7 +255,7 @@ TASK_COLUMNS = ["task", "name", "pid", "window_start", "window_s", "ios", "reque
                 "judged_share", "expected", "deviation", "deviation_kind",
                 "judged_share_policy", "expected_policy", "deviation_policy",
                 "deviation_policy_kind", "device_cost_s", "cost_share",
-                "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct", "fiops_dispatches",
+                "p50_ms", "p99_ms", "fio_ios", "fio_iops", "direct", "aside", "fiops_dispatches",
                 "fiops_cost"]
 
 
@@ -336,6 +340,8 @@ def main(argv=None):
               "%(share)s, expected %(expected)s, task spread %(spread)s" % row)
     if fields["groups"]:
         print("group jain %s" % fields["group_jain"])
+    if fields["light"]:
+        print(light.summary_line(fields["light"]))
     depth = fields["fiops_depth"]
     if depth:
         print("fiops depth: %d changes (%d probes, %d trials, %d lifted, %d malformed), "

@@ -1,8 +1,8 @@
 """What a request costs the throttled device, under the run's cost model.
 
 The model is meta.json's (and summary.json's) "device_cost_model":
-{"iops": IOPS, "bps": BPS or None, "iops_size": IOPS_SIZE or None}, the
-QEMU throttling options of the measured device (bench/qemu.py).
+{"iops": IOPS or None (IOPS=off), "bps": BPS or None, "iops_size": IOPS_SIZE
+or None}, the QEMU throttling options of the measured device (bench/qemu.py).
 
 QEMU's throttle (util/throttle.c, throttle_account) charges every request
 to two leaky buckets that drain at their own rate: the I/O bucket gets
@@ -21,13 +21,13 @@ def request_cost(nbytes, model):
     """Device seconds one request of nbytes costs under model.
 
     I/O units u = max(1, nbytes / iops_size) with iops_size set, else 1;
-    the cost is max(u / iops, nbytes / bps), the bytes term only with bps
-    set.  model is the device_cost_model dict; missing keys count as off.
+    the cost is max(u / iops, nbytes / bps), each term only with its limit
+    set (iops is None with IOPS=off).  model is the device_cost_model dict;
+    missing keys count as off, but for iops, which older models always had.
     """
-    iops_size = model.get("iops_size")
-    bps = model.get("bps")
+    iops, iops_size, bps = model["iops"], model.get("iops_size"), model.get("bps")
     units = max(1.0, nbytes / iops_size) if iops_size else 1.0
-    return max(units / model["iops"], nbytes / bps if bps else 0.0)
+    return max(units / iops if iops else 0.0, nbytes / bps if bps else 0.0)
 
 
 PAGE = 4096

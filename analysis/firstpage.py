@@ -56,7 +56,7 @@ What these numbers can and cannot say about a real machine:
   these 2-core machines the guest runs 5 to 20
   times slower than on hardware; a run is valid only when the unthrottled
   ceiling is at least twice the throttle, so the throttle, not the
-  emulator, sets the pace.  CPU costs and lock contention do not transfer:
+  emulator, sets the pace{unthrottled}.  CPU costs and lock contention do not transfer:
   the overhead table is measured separately on null_blk with `-icount`
   (guest time counts instructions), which ranks schedulers by path length
   and says nothing about cache misses or many cores.
@@ -76,14 +76,20 @@ What these numbers can and cannot say about a real machine:
 def limits(runs):
     """The limits page, with this matrix's emulator and run lengths."""
     per_run = runs.drop_duplicates("run_id")
-    lengths = per_run.groupby(["runtime_s", "ramp_s", "throttle_iops"]).agg(
+    lengths = per_run.groupby(["runtime_s", "ramp_s", "throttle_iops"], dropna=False).agg(
         workloads=("workload", lambda w: ", ".join(dict.fromkeys(w))))
-    text = "; ".join("%s s after a %s s ramp at %s IOPS, %d requests a run (%s)"
-                     % (rt, ramp, iops, float(rt) * float(iops), r.workloads)
+    text = "; ".join("%s s after a %s s ramp %s (%s)"
+                     % (rt, ramp, "with no IOPS throttle (IOPS=off)" if pd.isna(iops) else
+                        "at %d IOPS, %d requests a run" % (iops, float(rt) * float(iops)),
+                        r.workloads)
                      for (rt, ramp, iops), r in lengths.iterrows())
     distinct = {c: ", ".join(str(v) for v in per_run[c].dropna().unique()) or "?"
                 for c in ("accel", "vcpus")}
-    return LIMITS.format(lengths=text, **distinct)
+    unthrottled = ("; runs with IOPS=off have no throttle and no such check: they measure "
+                   "the emulated guest's own speed, which compares schedulers only within a "
+                   "boot (IOPS over none's in the same boot) and not on hardware"
+                   if per_run["throttle_iops"].isna().any() else "")
+    return LIMITS.format(lengths=text, unthrottled=unthrottled, **distinct)
 
 
 def labelled(frame, column="config"):

@@ -187,9 +187,23 @@ def task_span(own, runtime_s, span):
     return end - runtime_s, end
 
 
+def aside(table):
+    """The rows of jobs set aside from the fairness numbers (column aside:
+    a light workload's task and its run alone, analysis/light.py, which
+    are measured apart); all False in a table without the column."""
+    if "aside" not in table:
+        return pd.Series(False, index=table.index)
+    return table["aside"].fillna(False).astype(bool)
+
+
+def sharing(table):
+    """The rows of the fio jobs that share the device: not OTHER, not aside."""
+    return (table["task"] != OTHER) & ~aside(table)
+
+
 def common_span(table, span):
     """The part of time every job was measured; the run's window if none."""
-    jobs = table[table["task"] != OTHER]
+    jobs = table[sharing(table)]
     start = jobs["window_start"].max()
     end = (jobs["window_start"] + jobs["window_s"]).min()
     return (float(start), float(end)) if end > start else span
@@ -201,8 +215,9 @@ def window_overlap(table):
     1.0 when every job's window holds the shortest one, 0.0 when some two
     do not meet; None without a job, or with a job window of no length.
     Shares of IOPS compare jobs' rates over their own windows, so with
-    little overlap they compare different times of the run."""
-    jobs = table[table["task"] != OTHER]
+    little overlap they compare different times of the run.  Jobs set
+    aside take no part."""
+    jobs = table[sharing(table)]
     if jobs.empty or not (jobs["window_s"] > 0).all():
         return None
     start = jobs["window_start"].max()
@@ -260,6 +275,9 @@ def task_table(bios, tasks, span, cost_model=None, by_requests=None):
     row it does not judge: share, or for a line in by_requests ({"" or
     "_policy": its weights}, the REQUESTS lines) request_shares(), which
     sets that line's expected column too.
+
+    A job set aside (tasks' aside column, aside()) has no share, device
+    share or cost share and is in no other row's.
     """
     by_requests = by_requests or {}
     priced = devcost.charges_by_size(cost_model)
@@ -281,8 +299,8 @@ def task_table(bios, tasks, span, cost_model=None, by_requests=None):
         row["bytes_per_s"] = mine["sectors"].sum() * SECTOR / seconds if seconds > 0 else np.nan
         row["p50_ms"], row["p99_ms"] = percentiles_ms(mine["latency"])
     table = pd.DataFrame(rows)
-    jobs = table["task"] != OTHER
-    table["device_share"] = table["iops"] / table["iops"].sum()
+    jobs, counted = sharing(table), ~aside(table)
+    table["device_share"] = (table["iops"] / table.loc[counted, "iops"].sum()).where(counted)
     table["share"] = np.where(jobs, table["iops"] / table.loc[jobs, "iops"].sum(), np.nan)
     cost_rate = table["device_cost_s"] / table["window_s"].where(table["window_s"] > 0)
     table["cost_share"] = np.where(jobs, cost_rate / cost_rate[jobs].sum(), np.nan)
@@ -395,9 +413,10 @@ def run_metrics(table, throttle_iops, request_iops=None):
     Work conservation is request_iops (device commands) over the throttle
     when given, else the bios' total.  jain_index_cost is the Jain index
     over cost_share / expected, None where the table has no cost shares.
+    Jobs set aside (aside()) are in none of them.
     """
-    jobs = table[table["task"] != OTHER]
-    total = float(table["iops"].sum())
+    jobs = table[sharing(table)]
+    total = float(table.loc[~aside(table), "iops"].sum())
     busy = total if request_iops is None else request_iops
     fields = {
         "trace_total_iops": round(total, 1),

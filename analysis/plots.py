@@ -145,6 +145,10 @@ def by_depth(stem, shares, conservation, title):
                    "unset key\n" % (quoted(label), tasks - 1, name, k + 1))
     script += "set yrange [0:1.2<*]\nset ylabel 'work conservation'\n"
     for k, label in enumerate(labels):
+        if conservation[label].isna().all():
+            # No throttle (IOPS=off): no work conservation, an empty panel.
+            script += "set multiplot next\n"
+            continue
         script += ("set title '%s: work conservation'\nplot '%s-wc.dat' using 1:%d:%d "
                    "with yerrorlines pt 7 lc rgb 'black' notitle\n"
                    % (quoted(label), name, 2 + 2 * k, 3 + 2 * k))

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis import analyze, devcost, firstpage, metrics, plots
+from analysis import analyze, ceiling, devcost, firstpage, light, metrics, plots
 from analysis.markdown import image, md_table, slug
 
 
@@ -37,7 +37,8 @@ GROUP = ["workload", "scheduler", "variant", "tune", "device_depth", "device", "
 TASK_METRICS = ["iops", "share", "judged_share", "expected", "deviation", "judged_share_policy",
                 "expected_policy", "deviation_policy", "device_cost_s", "cost_share", "p99_ms"]
 RUN_METRICS = ["jain_index", "jain_index_policy", "jain_index_cost", "work_conservation",
-               "group_jain"]
+               "group_jain", "ceiling_iops", "ceiling_iops_vs_none", "total_iops",
+               "total_iops_vs_none"]
 # summary.json fields a run's analysis must have for the report to use its
 # files; a run analysed before one of them existed is analysed again.
 ANALYSIS_FIELDS = ("policy_source", "policy_measure", "cost_model_active", "window_overlap")
@@ -139,6 +140,8 @@ def run_columns(run_id, meta, summary):
         "other_comms": ";".join("%s:%d" % kv for kv in
                                 summary.get("trace", {}).get("other_comms", {}).items()),
         **fiops_columns(summary.get("fiops_trace")),
+        **light.columns(summary.get("light")),
+        **ceiling.columns(run_id, meta, summary),
     }
 
 
@@ -154,10 +157,13 @@ def device_name(params):
 def device_cost(model):
     """How the run's device charges a request: "per request" (IOPS only,
     also for a run folder from before device_cost_model), else the size
-    limits that are on, "iops_size=4096" or "bps=8192000"."""
+    limits that are on, "iops_size=4096" or "bps=8192000"; with IOPS=off
+    "unthrottled", or "iops=off,bps=8192000"."""
+    off = ["iops=off"] if model and model.get("iops", 1) is None else []
     if not devcost.charges_by_size(model):
-        return "per request"
-    return ",".join("%s=%s" % (k, model[k]) for k in ("bps", "iops_size") if model.get(k))
+        return "unthrottled" if off else "per request"
+    return ",".join(off + ["%s=%s" % (k, model[k]) for k in ("bps", "iops_size")
+                           if model.get(k)])
 
 
 def fiops_columns(fiops):
@@ -185,7 +191,7 @@ def combine(folder):
         frames.append(pd.concat([pd.DataFrame([run] * len(table)), table], axis=1))
     if not frames:
         raise SystemExit("%s: no run folders (meta.json and summary.json) below it" % folder)
-    runs = pd.concat(frames, ignore_index=True)
+    runs = ceiling.add_ratios(pd.concat(frames, ignore_index=True))
     # Labelled per workload: a workload on a device of its own (deep-knee on
     # the null device) keeps plain labels, with the device in its titles.
     runs["config"] = pd.concat([config_labels(group) for _, group in
@@ -304,7 +310,8 @@ def setup_section(runs):
         ("patch series", "sha256 %s (%s)" % (series, distinct(per_run, "series"))),
         ("QEMU", distinct(per_run, "qemu_version")),
         ("accelerator", distinct(per_run, "accel")),
-        ("throttle (IOPS)", distinct(per_run, "throttle_iops")),
+        ("throttle (IOPS)", distinct(per_run.fillna({"throttle_iops": "off (IOPS=off)"}),
+                                    "throttle_iops")),
         ("device (DEVICE, with LATENCY_US per request)", distinct(per_run, "device")),
         ("device charges (summary.json device_cost_model)", distinct(per_run, "device_cost")),
         ("device depth (NVMe queue depth; tags)", "%s; %s" % (
@@ -555,7 +562,10 @@ def workload_section(workload, description, tasks, run_means, runs, data, plot_d
                                  common_measure.iloc[0] if len(common_measure) else None))
     if cost:
         text.append(cost_table(configs, run_means[run_means["workload"] == workload]))
+    text += ceiling.section(configs, run_means[run_means["workload"] == workload], per_run,
+                            number)
     text += fiops_checks(per_run, configs, schedulers)
+    text += light.section(per_run, configs, number, mean_ci)
     if groups is not None and (groups["workload"] == workload).any():
         text.append(group_table(groups[groups["workload"] == workload], configs,
                                 run_means[run_means["workload"] == workload]))

@@ -6,7 +6,9 @@ A run has two steps in one boot: a calibration on an unthrottled twin of
 the device (same scheduler, depth and jobfile) that measures the guest's
 ceiling, then the measured run on the throttled device with blktrace.  The
 run is valid only when the ceiling is at least twice the throttle: below
-that the emulator, not the throttle, sets the numbers.
+that the emulator, not the throttle, sets the numbers.  With IOPS=off the
+measured device has no IOPS throttle and that check does not apply: such a
+run measures how fast each scheduler goes, its total IOPS.
 """
 
 import copy
@@ -23,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import analyze as trace_analysis  # noqa: E402
 from analysis import files  # noqa: E402
+from analysis import light  # noqa: E402
 from analysis.stress import findings as dmesg_findings  # noqa: E402
 import jobfile  # noqa: E402
 import params as params_mod  # noqa: E402
@@ -291,7 +294,10 @@ def collect_step(run_dir, name):
     with open(os.path.join(d, "pids.txt")) as f:
         pids = [int(x) for x in f.read().split()]
     step["tasks"] = summary.tasks(fio, pids)
-    step["total_iops"] = round(sum(t["iops"] for t in step["tasks"]), 1)
+    # A light workload's task and its run alone are no part of the device's
+    # total (the ceiling's): one ran for seconds, the other alone.
+    aside = light.names(trace_analysis.workload_text(run_dir, {}))
+    step["total_iops"] = round(sum(t["iops"] for t in step["tasks"] if t["name"] not in aside), 1)
     step["fio_errors"] = sum(j.get("error", 0) for j in fio["jobs"])
     step["blktrace_dropped"] = blktrace_dropped(os.path.join(d, "blktrace.log"))
     return step, fio
@@ -311,9 +317,11 @@ def dmesg_problems(run_dir):
 
 
 def validity(p, cal, main, problems):
-    """Reasons the run's numbers cannot be trusted; empty when valid."""
+    """Reasons the run's numbers cannot be trusted; empty when valid.
+    Without an IOPS throttle (IOPS=off) the ceiling has nothing to be over:
+    the emulator is meant to be the limit, and the other checks remain."""
     reasons = []
-    if cal["total_iops"] < CEILING_MARGIN * p["IOPS"]:
+    if not params_mod.unthrottled(p) and cal["total_iops"] < CEILING_MARGIN * p["IOPS"]:
         reasons.append("ceiling %.0f IOPS unthrottled is under %.0fx the %d IOPS throttle: "
                        "the guest, not the throttle, is the bottleneck"
                        % (cal["total_iops"], CEILING_MARGIN, p["IOPS"]))
@@ -340,9 +348,10 @@ def analyse(run_dir, p, meta):
     meta["tunables"] = {k[len("iosched."):]: v for k, v in main["queue"].items()
                         if k.startswith("iosched.")}
     meta["tune_skipped"] = main["tune_skipped"]
-    meta["calibration"] = {"ceiling_iops": cal["total_iops"],
-                           "ceiling_over_throttle": round(cal["total_iops"] / p["IOPS"], 2),
-                           "runtime": p["CAL_RUNTIME"], "tasks": cal["tasks"]}
+    meta["calibration"] = {
+        "ceiling_iops": cal["total_iops"],
+        "ceiling_over_throttle": summary.over_throttle(cal["total_iops"], p["IOPS"], 2),
+        "runtime": p["CAL_RUNTIME"], "tasks": cal["tasks"]}
     meta["blktrace_dropped"] = main["blktrace_dropped"]
     meta["dmesg_problems"] = problems
     # The guest-side reasons; analyse_trace() adds the trace's.
@@ -424,6 +433,7 @@ def base_meta(p, notes, kernel_info, when):
         "host_fio_version": subprocess.run(["fio", "--version"], capture_output=True,
                                            text=True).stdout.strip(),
         "throttle_iops": p["IOPS"],
+        "unthrottled": params_mod.unthrottled(p),
         "device_cost_model": params_mod.device_cost_model(p),
         "device_depth": p["DEPTH"],
         "ioqpairs": p["IOQPAIRS"],
@@ -465,12 +475,16 @@ def finish_run(p, boot_meta, run_dir, boot_dir, boot_error):
         analyse(run_dir, p, meta)
         result = analyse_trace(run_dir, meta)
         meta["status"] = "ok"
-        say("%s: %.0f IOPS of %d throttle; ceiling %.0f unthrottled; Jain %s"
-            % (p["VARIANT"], result["total_iops"], p["IOPS"], meta["calibration"]["ceiling_iops"],
-               result["jain_index"]))
+        say("%s: %.0f IOPS %s; ceiling %.0f unthrottled; Jain %s"
+            % (p["VARIANT"], result["total_iops"],
+               "with no IOPS throttle" if params_mod.unthrottled(p)
+               else "of %d throttle" % p["IOPS"],
+               meta["calibration"]["ceiling_iops"], result["jain_index"]))
         for t in result["tasks"]:
             say("  %-16s pid %-6s %8.1f IOPS  share %.3f"
                 % (t["name"], t["pid"], t["iops"], t["share"]))
+        if result.get("light"):
+            say("  " + light.summary_line(result["light"]))
         if not meta["valid"]:
             for r in meta["invalid_reasons"]:
                 print("bench: INVALID RUN (%s): %s" % (p["VARIANT"], r), file=sys.stderr)

@@ -37,11 +37,16 @@ iodepth=4
 
 
 def load_params(env):
-    """params for the sweep: one scheduler (variant), size charging on by default."""
+    """params for the sweep: one scheduler (variant), size charging on by
+    default (IOPS_SIZE=4096, unless IOPS=off, which only BPS can charge)."""
     env = dict(env)
-    if not env.get("BPS") and not env.get("IOPS_SIZE"):
+    if not env.get("BPS") and not env.get("IOPS_SIZE") and env.get("IOPS") != "off":
         env["IOPS_SIZE"] = "4096"
     p, notes = params_mod.load(env)
+    if params_mod.unthrottled(p) and p["BPS"] is None:
+        raise params_mod.ParamError("IOPS=off: calibrate-size measures what a throttle charges "
+                                    "each size, and with IOPS=off only BPS could; give BPS or "
+                                    "an IOPS number")
     if len(p["VARIANTS"]) != 1:
         raise params_mod.ParamError("SCHED=%s: calibrate-size runs under one scheduler"
                                     % env.get("SCHED"))

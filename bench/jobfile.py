@@ -9,6 +9,11 @@ fio jobfile runs unchanged otherwise.
 import re
 
 OWNED = ("filename", "directory", "runtime", "time_based", "ramp_time")
+# A job may step out of the harness's clock in its own section: with
+# time_based=0 it ends on its own count (number_ios) and with ramp_time=0 it
+# counts from its first I/O; the light workloads' application task does
+# both (analysis/light.py).  Anywhere else these options are the harness's.
+OPT_OUT = {"time_based": "0", "ramp_time": "0"}
 
 PRELUDE = """\
 # Prepended by bench/jobfile.py: the harness sets device, runtime and ramp.
@@ -25,11 +30,17 @@ OPTION = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:=\s*(.*?))?\s*$")
 
 
 def prepare(text):
-    """Return the jobfile the guest runs: prelude + workload minus owned options."""
+    """Return the jobfile the guest runs: prelude + workload minus owned
+    options, but for a job's own OPT_OUT."""
     out = [PRELUDE]
+    in_job = False
     for line in text.splitlines():
+        section = SECTION.match(line)
+        if section:
+            in_job = section.group(1).strip() != "global"
         m = OPTION.match(line)
-        if m and not line.lstrip().startswith(("#", ";")) and m.group(1) in OWNED:
+        if (m and not line.lstrip().startswith(("#", ";")) and m.group(1) in OWNED
+                and not (in_job and OPT_OUT.get(m.group(1)) == m.group(2))):
             out.append("# bench: removed %r\n" % line.strip())
         else:
             out.append(line + "\n")

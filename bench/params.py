@@ -28,7 +28,8 @@ DEFAULTS = {
     "SCHED": ("none", "I/O scheduler(s) on the measured device; several, "
               "space-separated, run one after the other in one boot"),
     "WORKLOAD": ("equal-readers", "name in workloads/ or path to a fio jobfile"),
-    "IOPS": ("1000", "QEMU throttle on the measured device (iops-total)"),
+    "IOPS": ("1000", "QEMU throttle on the measured device (iops-total); off = no IOPS "
+             "throttle, to measure the schedulers' own speed"),
     "BPS": ("0", "QEMU bytes/s throttle on the measured device (bps-total); 0 = off"),
     "IOPS_SIZE": ("0", "QEMU iops-size: a request of S > IOPS_SIZE bytes counts as "
                   "S/IOPS_SIZE I/Os against IOPS; 0 = off"),
@@ -78,9 +79,12 @@ RANGES = {
 }
 
 
-# The value that means "derive it" (auto) or "off" (0): None in params.
+# The value that means "derive it" (auto) or "off" (0; for IOPS, off): None
+# in params.  IOPS=off leaves the measured device without an I/O throttle
+# (bench/qemu.py sets no iops-total): a run then measures how fast each
+# scheduler goes, and bench.validity has no throttle to hold the ceiling to.
 UNSET = {"NR_REQUESTS": "auto", "TIMEOUT": "auto", "BPS": "0", "IOPS_SIZE": "0",
-         "LATENCY_US": "0"}
+         "LATENCY_US": "0", "IOPS": "off"}
 # A word kept as it is in params: NR_REQUESTS=kernel leaves queue/nr_requests
 # at what blk-mq chose when the scheduler was selected (bench.plan_nr_requests).
 KERNEL_NR_REQUESTS = "kernel"
@@ -107,13 +111,13 @@ def resolve_workload(value):
 
 def parse_int(name, value):
     lo, hi = RANGES[name]
+    words = [w for w in (UNSET.get(name), WORDS.get(name)) if w]
+    other = " (or %s)" % ", ".join("0: off" if w == "0" else w for w in words) if words else ""
     try:
         number = int(value, 10)
     except ValueError:
-        raise ParamError("%s=%s: not a whole number" % (name, value)) from None
+        raise ParamError("%s=%s: not a whole number%s" % (name, value, other)) from None
     if not lo <= number <= hi:
-        words = [w for w in (UNSET.get(name), WORDS.get(name)) if w]
-        other = " (or %s)" % ", ".join("0: off" if w == "0" else w for w in words) if words else ""
         raise ParamError("%s=%s: must be between %d and %d%s" % (name, value, lo, hi, other))
     return number
 
@@ -241,6 +245,7 @@ def load(env=None):
             params[name] = raw[name]
         else:
             params[name] = parse_int(name, raw[name])
+    check_throttle(params)
     check_device(params)
     check_groups(params)
     if params["VCPUS"] == 1:
@@ -257,6 +262,21 @@ def check_groups(p):
         jobfile.check_groups(text)
     except ValueError as e:
         raise ParamError("WORKLOAD=%s: %s" % (p["WORKLOAD"], e)) from None
+
+
+def check_throttle(p):
+    """IOPS_SIZE scales what a request counts against IOPS: with IOPS=off
+    there is nothing for it to scale."""
+    if p["IOPS"] is None and p["IOPS_SIZE"] is not None:
+        raise ParamError("IOPS_SIZE=%d: it sets how many I/Os a large request counts against "
+                         "IOPS, and IOPS=off sets no I/O throttle; leave IOPS_SIZE unset or 0, "
+                         "or give IOPS a number (BPS still charges by size)" % p["IOPS_SIZE"])
+
+
+def unthrottled(p):
+    """Whether the run's measured device has no IOPS throttle (IOPS=off):
+    no ceiling check, no work conservation, its number is its total IOPS."""
+    return p["IOPS"] is None
 
 
 def check_device(p):
@@ -278,7 +298,8 @@ def check_device(p):
 
 def device_cost_model(p):
     """What one request costs the throttled device: meta.json, summary.json
-    and analysis/devcost.py read this dict; None means that limit is off.
+    and analysis/devcost.py read this dict; None means that limit is off
+    (iops None: IOPS=off).
     device and latency_us say what answers behind the throttle: with a
     latency the device completes at most min(in flight / latency, iops)
     requests a second."""

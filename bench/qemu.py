@@ -56,8 +56,10 @@ def null_backend(size, latency_us):
 def nvme_args(serial, backend, ioqpairs, cost_model=None):
     """One NVMe controller with one namespace on backend (file_backend or
     null_backend), throttled as cost_model (params.device_cost_model) says
-    when given.  The throttle sits in front of the backend: a request
-    waits for the throttle, then for the null device's latency.
+    when given; a limit that is off (None: IOPS=off, no BPS or IOPS_SIZE)
+    sets no throttling option, so IOPS=off alone leaves the device as
+    unthrottled as its twin.  The throttle sits in front of the backend: a
+    request waits for the throttle, then for the null device's latency.
 
     QEMU's leaky bucket cannot hold less than iops/10 requests (100 ms) when
     no burst is set, and a burst must be at least the average: the harness

@@ -27,19 +27,28 @@ def tasks(fio, pids):
     return result
 
 
+def over_throttle(iops, throttle, digits):
+    """iops over the IOPS throttle, rounded; None without one (IOPS=off)."""
+    return None if throttle is None else round(iops / throttle, digits)
+
+
 def build(p, meta, main):
+    """summary.json's first fields.  With IOPS=off (throttle_iops null,
+    unthrottled true) there is no throttle to use: throttle_utilization
+    is null, and total_iops is the run's number."""
     return {
         "scheduler": p["SCHED"],
         "variant": p["VARIANT"],
         "workload": p["WORKLOAD"],
         "throttle_iops": p["IOPS"],
+        "unthrottled": p["IOPS"] is None,
         "device_cost_model": meta["device_cost_model"],
         "device_depth": p["DEPTH"],
         "device_tags": meta["device_tags"],
         "nr_requests": meta["nr_requests_set"],
         "tunables": meta["tunables"],
         "total_iops": main["total_iops"],
-        "throttle_utilization": round(main["total_iops"] / p["IOPS"], 3),
+        "throttle_utilization": over_throttle(main["total_iops"], p["IOPS"], 3),
         "ceiling_iops": meta["calibration"]["ceiling_iops"],
         "valid": meta["valid"],
         "tasks": main["tasks"],

@@ -154,6 +154,28 @@ class ParamsTest(unittest.TestCase):
                 self.load(**env)
             self.assertIn(message, str(cm.exception))
 
+    def test_iops_off_leaves_the_device_without_an_iops_throttle(self):
+        p, _ = self.load(IOPS="off")
+        self.assertIsNone(p["IOPS"])
+        self.assertTrue(params.unthrottled(p))
+        self.assertFalse(params.unthrottled(self.load()[0]))
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": None, "bps": None, "iops_size": None, **ON_FILE})
+        p, _ = self.load(IOPS="off", BPS=8192000)      # the bytes throttle still applies
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": None, "bps": 8192000, "iops_size": None, **ON_FILE})
+        for env, message in (
+                (dict(IOPS="abc"), "IOPS=abc: not a whole number (or off)"),
+                (dict(IOPS="OFF"), "IOPS=OFF: not a whole number (or off)"),
+                (dict(IOPS="0"), "IOPS=0: must be between 10 and 1000000 (or off)"),
+                (dict(IOPS="off", IOPS_SIZE=4096), "IOPS_SIZE=4096: it sets how many I/Os a "
+                 "large request counts against IOPS, and IOPS=off sets no I/O throttle")):
+            with self.assertRaises(params.ParamError) as cm:
+                self.load(**env)
+            self.assertIn(message, str(cm.exception), env)
+        p, _ = self.load(IOPS="off", IOPS_SIZE=0)       # 0 is off: nothing to refuse
+        self.assertIsNone(p["IOPS_SIZE"])
+
     def test_nr_requests_kernel_is_kept_as_the_word(self):
         p, _ = self.load(NR_REQUESTS="kernel")
         self.assertEqual(p["NR_REQUESTS"], "kernel")
@@ -306,6 +328,18 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual((out["scheduler"], out["variant"]), ("bfq", "bfq_low_latency=0"))
 
 
+    def test_an_unthrottled_summary_has_no_utilization(self):
+        p = {"SCHED": "none", "VARIANT": "none", "WORKLOAD": "w", "IOPS": None, "DEPTH": 4}
+        meta = {"device_cost_model": {"iops": None}, "device_tags": 3, "nr_requests_set": 0,
+                "tunables": {}, "calibration": {"ceiling_iops": 5000.0}, "valid": True}
+        out = summary.build(p, meta, {"total_iops": 4200.0, "tasks": []})
+        self.assertEqual((out["throttle_iops"], out["unthrottled"]), (None, True))
+        self.assertIsNone(out["throttle_utilization"])
+        self.assertEqual((out["total_iops"], out["ceiling_iops"]), (4200.0, 5000.0))
+        out = summary.build(dict(p, IOPS=1000), meta, {"total_iops": 990.0, "tasks": []})
+        self.assertEqual((out["unthrottled"], out["throttle_utilization"]), (False, 0.99))
+
+
 class DeviceTest(unittest.TestCase):
     """The QEMU drives: only the measured device is throttled."""
 
@@ -327,6 +361,17 @@ class DeviceTest(unittest.TestCase):
         self.assertTrue(thr.endswith(",throttling.iops-total=1000"), thr)
         self.assertEqual(thr.count("throttling"), 1)
         self.assertNotIn("throttling", raw)
+
+    def test_iops_off_sets_no_iops_throttle(self):
+        thr, raw = self.drives(IOPS="off")
+        self.assertEqual(thr, "file=/d/thr.img,format=raw,aio=threads,if=none,id=thr,"
+                              "cache=writeback")
+        self.assertNotIn("throttling", raw)
+        thr, _ = self.drives(IOPS="off", BPS=8192000)
+        self.assertTrue(thr.endswith(",cache=writeback,throttling.bps-total=8192000"), thr)
+        self.assertNotIn("iops", thr)
+        thr, _ = self.drives(IOPS="off", DEVICE="nvme-null", LATENCY_US=100)
+        self.assertNotIn("throttling", thr)
 
     def test_null_device_is_throttled_and_its_twin_stays_a_file(self):
         thr, raw = self.drives(DEVICE="nvme-null", LATENCY_US=4000, IOPS=2000, IOPS_SIZE=4096)
@@ -390,6 +435,13 @@ class DevcostTest(unittest.TestCase):
         self.assertAlmostEqual(devcost.request_cost(65536, {"iops": 1000}), 0.001)
 
 
+    def test_without_an_iops_throttle_only_bytes_cost(self):
+        model = {"iops": None, "bps": 8192000, "iops_size": None}
+        self.assertAlmostEqual(devcost.request_cost(4096, model), 0.0005)
+        self.assertAlmostEqual(devcost.request_cost(65536, model), 0.008)
+        self.assertEqual(devcost.request_cost(4096, {"iops": None}), 0.0)
+
+
 class SizeScaleTest(unittest.TestCase):
     def test_size_scale_for(self):
         b = 1e-6
@@ -427,6 +479,15 @@ class CalibrateSizeTest(unittest.TestCase):
         p, _ = self.load(IOPS_SIZE=0, IOPS=500)
         self.assertEqual(params.device_cost_model(p),
                          {"iops": 500, "bps": None, "iops_size": None, **ON_FILE})
+
+    def test_iops_off_needs_bps(self):
+        with self.assertRaises(params.ParamError) as cm:
+            self.load(IOPS="off")
+        self.assertIn("IOPS=off: calibrate-size measures what a throttle charges each size, "
+                      "and with IOPS=off only BPS could", str(cm.exception))
+        p, _ = self.load(IOPS="off", BPS=8192000)
+        self.assertEqual(params.device_cost_model(p),
+                         {"iops": None, "bps": 8192000, "iops_size": None, **ON_FILE})
 
     def test_one_scheduler_variant(self):
         p, _ = self.load(SCHED="fiops:read_scale=2", TUNE="write_scale=3")
@@ -573,26 +634,70 @@ class RunDirTest(unittest.TestCase):
             self.assertIn('if [ "$sched" != none ] && [ "$3" != 0 ]; then\n'
                           '\t\techo "$3" > "$q/nr_requests"', f.read())
 
+    @staticmethod
+    def guest_steps(run, iops):
+        """A run's guest files as guest/init leaves them: {step: the IOPS
+        fio measured for its one job}; blktrace dropped nothing, dmesg is
+        clean."""
+        for step, rate in iops.items():
+            d = os.path.join(run, "guest", step)
+            os.makedirs(d)
+            for name, text in (("fio.rc", "0"), ("pids.txt", "201"),
+                               ("queue.txt", "scheduler=none [bfq]\nnr_requests=6\n"
+                                             "nr_tags=3\n"),
+                               ("blktrace.log", "  Total:   99 events (dropped 0),   1 KiB\n")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            with open(os.path.join(d, "fio.json"), "w") as f:
+                json.dump({"jobs": [fio_job("r1", rate)]}, f)
+        open(os.path.join(run, "dmesg.txt"), "w").close()
+
     def test_meta_records_the_nr_requests_the_guest_read_back(self):
         p, _ = params.load({"SCHED": "bfq", "NR_REQUESTS": "kernel"})
         p = params.run_params(p, p["VARIANTS"][0])
         with tempfile.TemporaryDirectory() as run:
-            for step in ("calibration", "main"):
-                d = os.path.join(run, "guest", step)
-                os.makedirs(d)
-                for name, text in (("fio.rc", "0"), ("pids.txt", "201"),
-                                   ("queue.txt", "scheduler=none [bfq]\nnr_requests=6\n"
-                                                 "nr_tags=3\n")):
-                    with open(os.path.join(d, name), "w") as f:
-                        f.write(text)
-                with open(os.path.join(d, "fio.json"), "w") as f:
-                    json.dump({"jobs": [fio_job("r1", 5000.0)]}, f)
-            open(os.path.join(run, "dmesg.txt"), "w").close()
+            self.guest_steps(run, {"calibration": 5000.0, "main": 5000.0})
             meta = {"device_cost_model": params.device_cost_model(p)}
             # p asks for "kernel"; the record is the number the guest read.
             result = bench.analyse(run, p, meta)
         self.assertEqual((meta["nr_requests_set"], meta["device_tags"]), (6, 3))
         self.assertEqual(result["nr_requests"], 6)
+
+    def test_an_unthrottled_run_has_no_ceiling_to_be_under(self):
+        """IOPS=off: a ceiling of 50 IOPS invalidates no run, since no
+        throttle is there to be under; with IOPS=1000 it does."""
+        outcomes = {}
+        for iops in ("off", "1000"):
+            p, _ = params.load({"SCHED": "none", "IOPS": iops})
+            p = params.run_params(p, p["VARIANTS"][0])
+            with tempfile.TemporaryDirectory() as run:
+                self.guest_steps(run, {"calibration": 50.0, "main": 4000.0})
+                meta = {"device_cost_model": params.device_cost_model(p)}
+                outcomes[iops] = meta, bench.analyse(run, p, meta)
+        meta, result = outcomes["off"]
+        self.assertEqual((meta["valid"], meta["run_invalid_reasons"]), (True, []))
+        self.assertEqual(meta["calibration"]["ceiling_iops"], 50.0)
+        self.assertIsNone(meta["calibration"]["ceiling_over_throttle"])
+        self.assertEqual((result["valid"], result["unthrottled"], result["total_iops"]),
+                         (True, True, 4000.0))
+        self.assertIsNone(result["throttle_iops"])
+        self.assertIsNone(result["throttle_utilization"])
+        meta, result = outcomes["1000"]
+        self.assertEqual(meta["run_invalid_reasons"],
+                         ["ceiling 50 IOPS unthrottled is under 2x the 1000 IOPS throttle: the "
+                          "guest, not the throttle, is the bottleneck"])
+        self.assertEqual((result["valid"], result["unthrottled"]), (False, False))
+        self.assertEqual(meta["calibration"]["ceiling_over_throttle"], 0.05)
+
+    def test_an_unthrottled_run_keeps_the_other_checks(self):
+        p, _ = params.load({"IOPS": "off"})
+        cal = {"total_iops": 50.0, "fio_errors": 0}
+        self.assertEqual(bench.validity(p, cal, {"blktrace_dropped": 0, "fio_errors": 0}, []),
+                         [])
+        self.assertEqual(bench.validity(p, cal, {"blktrace_dropped": 3, "fio_errors": 1},
+                                        ["WARNING: x"]),
+                         ["blktrace dropped 3 events", "fio reported I/O errors",
+                          "dmesg has 1 kernel reports (WARNING, BUG, lockdep, KASAN, hung task)"])
 
     def test_one_variant_runs_in_the_boot_folder(self):
         p, _ = params.load({"SCHED": "fiops:write_scale=3"})
