@@ -49,12 +49,25 @@ def console_segments(console):
     return segments
 
 
-def fio_iops(path):
-    """Total read and write IOPS of a fio JSON output, or None."""
+def fio_output(path):
+    """A fio JSON output, or None.  fio writes its error messages to the
+    same file, before the JSON: they are skipped."""
     try:
         with open(path) as f:
-            fio = json.load(f)
-    except (OSError, ValueError):
+            text = f.read()
+    except OSError:
+        return None
+    start = re.search(r"(?m)^\{", text)
+    try:
+        return json.loads(text[start.start():]) if start else None
+    except ValueError:
+        return None
+
+
+def fio_iops(path):
+    """Total read and write IOPS of a fio JSON output, or None."""
+    fio = fio_output(path)
+    if fio is None:
         return None
     return sum(j["read"]["iops"] + j["write"]["iops"] for j in fio["jobs"])
 
@@ -77,6 +90,91 @@ def faults_errors(case_dir, result):
     return errors
 
 
+# The classes case: the BE reader's least share against an RT reader of a
+# sibling group of the same weight, and the slowest read a BE reader may
+# see beside an RT flood of its own group: FIOPS_PRIO_AGING (200 ms) plus
+# the device queue (at most 63 requests at make stress's 500 IOPS, 126 ms)
+# and slack for the emulation.
+BE_SHARE_MIN = 0.45
+AGING_READ_MAX_MS = 500
+# The polled case: the interrupt-driven reader's IOPS while the polled
+# task is stopped, as a share of the device's while both read.
+POLLED_STOPPED_MIN = 0.5
+# The nowait case: the share the reader beside the RWF_NOWAIT task keeps.
+NOWAIT_OTHER_MIN = 0.4
+
+
+def fio_job(path):
+    """The first job of a fio JSON output, or None."""
+    try:
+        return fio_output(path)["jobs"][0]
+    except (TypeError, KeyError, IndexError):
+        return None
+
+
+def classes_errors(case_dir, result):
+    """RT orders tasks inside a group only, and aging serves BE there."""
+    errors = []
+    rt = fio_iops(os.path.join(case_dir, "rt.json"))
+    be = fio_iops(os.path.join(case_dir, "be.json"))
+    if not rt or be is None:
+        errors.append("no IOPS from the RT and BE readers of two groups")
+    elif be / (rt + be) < BE_SHARE_MIN:
+        errors.append("the BE reader of group b got %.2f of the device beside an RT reader "
+                      "of group a at the same weight (%.0f against %.0f IOPS), under %.2f"
+                      % (be / (rt + be), be, rt, BE_SHARE_MIN))
+    probe = fio_job(os.path.join(case_dir, "probe.json"))
+    if not probe or not probe["read"]["total_ios"]:
+        errors.append("the BE reader beside an RT flood of its group completed no read")
+    else:
+        worst = probe["read"]["lat_ns"]["max"] / 1e6
+        if worst > AGING_READ_MAX_MS:
+            errors.append("the BE reader beside an RT flood of its group waited %.0f ms for "
+                          "a read, over %d ms" % (worst, AGING_READ_MAX_MS))
+    return errors
+
+
+def polled_errors(case_dir, result):
+    """A polled task that stops reaping holds nobody else back."""
+    errors = []
+    if not fio_iops(os.path.join(case_dir, "polled.json")):
+        errors.append("the polled reader completed nothing")
+    rates = []
+    for part in ("both", "stopped"):
+        seconds = int(result.get(part + "_seconds", 0) or 0)
+        rates.append(int(result.get(part + "_reads", 0) or 0) / seconds if seconds > 0 else 0)
+    if not rates[0]:
+        errors.append("no reads while both readers ran")
+    elif rates[1] < POLLED_STOPPED_MIN * rates[0]:
+        errors.append("the other reader did %.0f IOPS while the polled task did not reap, "
+                      "under %.2f of the %.0f both did before"
+                      % (rates[1], POLLED_STOPPED_MIN, rates[0]))
+    return errors
+
+
+def nowait_errors(case_dir, result):
+    """Over its share an RWF_NOWAIT read fails with EAGAIN, not passes.
+    fio counts a failed read as done, so the other reader's share is of
+    the reads the device did while both ran."""
+    errors = []
+    nowait = fio_job(os.path.join(case_dir, "nowait.json"))
+    other = fio_iops(os.path.join(case_dir, "be.json"))
+    if not nowait:
+        return ["no fio output from the RWF_NOWAIT reader"]
+    if not nowait.get("total_err"):
+        errors.append("no RWF_NOWAIT read failed with EAGAIN: the reader's depth of 128 "
+                      "passed its share of the tags")
+    seconds = int(result.get("device_seconds", 0) or 0)
+    device = int(result.get("device_reads", 0) or 0) / seconds if seconds > 0 else 0
+    if not device or not other:
+        errors.append("no reads from the device or the other reader")
+    elif other / device < NOWAIT_OTHER_MIN:
+        errors.append("the reader beside the RWF_NOWAIT task got %.2f of the device "
+                      "(%.0f of %.0f IOPS), under %.2f"
+                      % (other / device, other, device, NOWAIT_OTHER_MIN))
+    return errors
+
+
 def unplug_errors(case_dir, result):
     """The device went away under load; fio's errors are expected."""
     if result.get("removed") != "1":
@@ -85,7 +183,8 @@ def unplug_errors(case_dir, result):
 
 
 # Checks the host makes on top of the guest's errors.
-CASE_CHECKS = {"faults": faults_errors, "unplug": unplug_errors}
+CASE_CHECKS = {"faults": faults_errors, "unplug": unplug_errors, "classes": classes_errors,
+               "polled": polled_errors, "nowait": nowait_errors}
 
 
 def judge_case(run_dir, name, console):

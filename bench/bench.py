@@ -192,6 +192,7 @@ def write_plan(run_dir, p, steps):
             f.write(" ".join(str(x) for x in s) + "\n")
     with open(os.path.join(run_dir, "guest.env"), "w") as f:
         f.write("FIO_RAMP=%d\n" % p["RAMP"])
+        f.write("UDEV=%d\n" % p.get("UDEV", False))
 
 
 def write_inputs(run_dir, p, steps, text):

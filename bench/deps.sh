@@ -5,7 +5,10 @@ set -eu
 
 PACKAGES="linux-source-6.1 gcc make libc6-dev flex bison bc libelf-dev
 libssl-dev cpio xz-utils qemu-system-x86 fio blktrace gnuplot-nox
-python3 python3-pandas python3-scipy busybox-static"
+python3 python3-pandas python3-scipy busybox-static
+libkmod2 libacl1 libblkid1 libcap2 libselinux1"
+# The guest's udevd comes from Debian's udev package, downloaded by
+# guest/mkinitramfs.sh and not installed here.
 # make overhead PROFILE=1 samples the guest with perf.
 if [ "${PROFILE:-}" ]; then
 	PACKAGES="$PACKAGES linux-perf"

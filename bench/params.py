@@ -46,7 +46,9 @@ DEFAULTS = {
     "VCPUS": ("2", "guest CPUs"),
     "ACCEL": ("tcg", "tcg, or kvm (probed, falls back to tcg)"),
     "IDLE": ("halt", "guest idle loop: halt (kernel default) or poll (idle=poll)"),
-    "KERNEL_ARGS": ("", "extra guest kernel command line arguments, e.g. fiops_nonrot=1"),
+    "KERNEL_ARGS": ("", "extra guest kernel command line arguments, e.g. nvme.poll_queues=1"),
+    "UDEV": ("0", "1 = udevd applies guest/udev's rules at boot, as a distribution's "
+             "boot does (they give fiops to non-rotational disks); 0 = not started"),
     "IOQPAIRS": ("1", "NVMe I/O queue pairs (max_ioqpairs)"),
     "MEM": ("1024", "guest memory in MiB"),
     "TIMEOUT": ("auto", "seconds before a guest is killed; auto from RUNTIME"),
@@ -229,6 +231,9 @@ def load(env=None):
         raise ParamError("ACCEL=%s: must be tcg or kvm" % accel)
     params["ACCEL"] = accel
 
+    if raw["UDEV"] not in ("0", "1"):
+        raise ParamError("UDEV=%s: must be 0 or 1" % raw["UDEV"])
+    params["UDEV"] = raw["UDEV"] == "1"
     if raw["IDLE"] not in ("poll", "halt"):
         raise ParamError("IDLE=%s: must be poll or halt" % raw["IDLE"])
     params["IDLE"] = raw["IDLE"]

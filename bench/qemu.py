@@ -28,7 +28,7 @@ def kernel_cmdline(depth, idle="halt", extra=()):
     args = ["console=ttyS0", "panic=-1", "nvme.io_queue_depth=%d" % depth]
     if idle == "poll":
         args.append("idle=poll")
-    # KERNEL_ARGS, e.g. fiops_nonrot=1; checked by params.parse_kernel_args.
+    # KERNEL_ARGS, e.g. nvme.poll_queues=1; checked by params.parse_kernel_args.
     args.extend(extra)
     return " ".join(args)
 

@@ -33,11 +33,14 @@ PLUG = "plug"
 # Per form: each case's argument (seconds or tasks) and the kernel.
 FORMS = {
     "full": {"kernel": "linux-debug", "args": {"switch": 120, "churn": 1000, "hostile": 0,
-                                                "faults": 60, "cgroups": 90, "unplug": 0}},
+                                                "faults": 60, "cgroups": 90, "classes": 30,
+                                                "polled": 30, "nowait": 20, "unplug": 0}},
     "short": {"kernel": "linux", "args": {"switch": 20, "churn": 200, "hostile": 0,
-                                          "faults": 15, "cgroups": 15, "unplug": 0}},
+                                          "faults": 15, "cgroups": 15, "classes": 15,
+                                          "polled": 15, "nowait": 10, "unplug": 0}},
 }
-CASES = ("switch", "churn", "hostile", "faults", "cgroups", "unplug")
+CASES = ("switch", "churn", "hostile", "faults", "cgroups", "classes", "polled", "nowait",
+         "unplug")
 
 # The fiops tunables and the values they accept.
 FIOPS_LIMITS = {
@@ -94,18 +97,21 @@ def write_inputs(run_dir, cases, args):
 def case_budget(case, arg):
     """Seconds a case should take on the bench kernel, with slack."""
     return {"switch": arg + 60, "churn": arg * 0.3 + 30, "hostile": 300,
-            "faults": 2 * arg + 120, "cgroups": arg + 90, "unplug": 150}[case]
+            "faults": 2 * arg + 120, "cgroups": arg + 90, "classes": 2 * arg + 60,
+            "polled": arg + 60, "nowait": arg + 60, "unplug": 150}[case]
 
 
 def disks(disk_dir):
-    """The throttled device the cases load, and the one unplug removes."""
+    """The throttled device the cases load, with a queue pair for polling
+    (POLL_QUEUES), and the one unplug removes."""
     args = []
-    for serial, model in ((qemu.THROTTLED, {"iops": THROTTLE_IOPS, "bps": 0, "iops_size": 0}),
-                          (PLUG, None)):
+    for serial, model, pairs in (
+            (qemu.THROTTLED, {"iops": THROTTLE_IOPS, "bps": 0, "iops_size": 0}, 2),
+            (PLUG, None, 1)):
         image = os.path.join(disk_dir, serial + ".img")
         with open(image, "wb") as f:
             f.truncate(bench.DISK_SIZE)
-        args.append(qemu.nvme_args(serial, qemu.file_backend(image), 1, model))
+        args.append(qemu.nvme_args(serial, qemu.file_backend(image), pairs, model))
     return args
 
 
@@ -135,7 +141,7 @@ def boot(run_dir, kernel, meta):
     qmp = os.path.join(sock_dir, "qmp.sock")
     try:
         console = os.path.join(run_dir, "console.log")
-        cmdline = "console=ttyS0 panic=-1 nvme.io_queue_depth=64"
+        cmdline = "console=ttyS0 panic=-1 nvme.io_queue_depth=64 nvme.poll_queues=1"
         cmd = qemu.command(kernel, bench.INITRD, "tcg", 2, 1024, cmdline, console, run_dir,
                            disks(disk_dir), qmp=qmp)
         meta["qemu_cmdline"] = cmd

@@ -49,8 +49,10 @@ wait_fio() {
 # start_fio DIR DEV RUNTIME JOBFILE [NAME [FAIL]]: fio in the background,
 # its JSON in DIR/NAME.json; sets fio_pid.  FAIL=1 makes fio a task whose
 # allocations failslab may fail (its make-it-fail, which children inherit).
+# FIO_CGROUP, if set, is the cgroup fio starts in.
 start_fio() {
 	(
+		[ -n "${FIO_CGROUP:-}" ] && echo 0 > "$FIO_CGROUP/cgroup.procs"
 		[ "${6:-0}" = 1 ] && echo 1 > /proc/self/make-it-fail
 		FIO_DEV=/dev/$2 FIO_RUNTIME=$3 exec fio --output-format=json \
 			--output="$1/${5:-fio}.json" "$4"
@@ -251,6 +253,92 @@ case_unplug() {
 	result "$dir" iterations 1
 	# fio is expected to fail with I/O errors; not to hang.
 	wait_fio "$dir" "$fio_pid" 60
+}
+
+# Classes inside groups: an RT reader in cgroup a and a BE reader in b, at
+# the same weight, share the device (the host checks the BE share); then a
+# BE reader at depth 1 beside an RT reader in one cgroup is served within
+# the aging bound (the host checks its slowest read).
+case_classes() {
+	local dir=$1 dev=$2 secs=$3 g=$CGROUP/classes rt
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	if ! mount_cgroup || ! mkdir -p "$g/a" "$g/b" ||
+	   ! echo +io > "$g/cgroup.subtree_control"; then
+		error "$dir" "no cgroup2 with the io controller"
+		return
+	fi
+	FIO_CGROUP=$g/a start_fio "$dir" "$dev" "$secs" $S/rt-reader.fio rt
+	rt=$fio_pid
+	FIO_CGROUP=$g/b start_fio "$dir" "$dev" "$secs" $S/be-reader.fio be
+	wait_fio "$dir" "$rt" $((secs + 60)) || error "$dir" "rt reader failed: see rt.log"
+	wait_fio "$dir" "$fio_pid" 60 || error "$dir" "be reader failed: see be.log"
+	FIO_CGROUP=$g/a start_fio "$dir" "$dev" "$secs" $S/rt-reader.fio flood
+	rt=$fio_pid
+	FIO_CGROUP=$g/a start_fio "$dir" "$dev" "$secs" $S/be-probe.fio probe
+	wait_fio "$dir" "$rt" $((secs + 60)) || error "$dir" "rt flood failed: see flood.log"
+	wait_fio "$dir" "$fio_pid" 60 || error "$dir" "probe failed: see probe.log"
+	result "$dir" iterations 2
+	drained "$dev" || error "$dir" "requests still in flight after the load"
+	rmdir "$g/a" "$g/b" "$g" || error "$dir" "cannot remove $g"
+}
+
+# io_uring reads completed by polling beside an interrupt-driven reader;
+# the polled task is stopped, so it stops reaping, for the middle third
+# of the run: the other reader must go on (the host compares the device's
+# reads then with those of the first third, both tasks reading),
+# and both finish.
+case_polled() {
+	local dir=$1 dev=$2 secs=$3 polled jobs start before after third
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	if [ "$(cat "/sys/block/$dev/queue/io_poll")" != 1 ]; then
+		error "$dir" "$dev has no poll queues (nvme.poll_queues)"
+		return
+	fi
+	third=$((secs / 3))
+	start_fio "$dir" "$dev" "$secs" $S/polled.fio polled
+	polled=$fio_pid
+	start_fio "$dir" "$dev" "$secs" $S/be-reader.fio irq
+	sleep 1
+	read -r start _ < "/sys/block/$dev/stat"
+	sleep $((third - 1))
+	jobs=$(children_of "$polled")
+	# shellcheck disable=SC2086  # a list of pids
+	kill -STOP $jobs
+	read -r before _ < "/sys/block/$dev/stat"
+	sleep "$third"
+	read -r after _ < "/sys/block/$dev/stat"
+	# shellcheck disable=SC2086
+	kill -CONT $jobs
+	result "$dir" both_seconds "$((third - 1))"
+	result "$dir" both_reads "$((before - start))"
+	result "$dir" stopped_seconds "$third"
+	result "$dir" stopped_reads "$((after - before))"
+	wait_fio "$dir" "$polled" $((secs + 60)) || error "$dir" "polled reader failed: see polled.log"
+	wait_fio "$dir" "$fio_pid" 60 || error "$dir" "irq reader failed: see irq.log"
+	result "$dir" iterations 1
+	drained "$dev" || error "$dir" "requests still in flight after the load"
+}
+
+# RWF_NOWAIT reads deeper than a task's share of the tags beside a reader
+# at depth 16: the host checks that reads over the share failed with
+# EAGAIN and that the other reader kept its share.
+case_nowait() {
+	local dir=$1 dev=$2 secs=$3 nowait start before after
+	set_sched "$dev" fiops 64 || error "$dir" "cannot select fiops"
+	start_fio "$dir" "$dev" "$secs" $S/nowait.fio nowait
+	nowait=$fio_pid
+	start_fio "$dir" "$dev" "$secs" $S/be-reader.fio be
+	# fio counts a failed read as done: the device's count is the total.
+	sleep 2
+	start=$(date +%s)
+	read -r before _ < "/sys/block/$dev/stat"
+	sleep "$secs"
+	read -r after _ < "/sys/block/$dev/stat"
+	result "$dir" device_seconds "$(( $(date +%s) - start ))"
+	result "$dir" device_reads "$((after - before))"
+	wait_fio "$dir" "$nowait" 60 || error "$dir" "nowait reader failed: see nowait.log"
+	result "$dir" iterations 1
+	drained "$dev" || error "$dir" "requests still in flight after the load"
 }
 
 # children_of PID: the pids whose parent is PID.

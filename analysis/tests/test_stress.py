@@ -112,6 +112,84 @@ class StressJudgeTest(unittest.TestCase):
         self.assertFalse(row["passed"])
         self.assertEqual(row["error_lines"], ["the device was not removed"])
 
+    def job(self, d, name, iops, **extra):
+        """A fio JSON with one job reading at iops, and extra read keys."""
+        read = {"iops": iops, "total_ios": int(iops * 10), "lat_ns": {"max": 0}}
+        read.update(extra.pop("read", {}))
+        with open(os.path.join(d, name + ".json"), "w") as f:
+            json.dump({"jobs": [dict({"read": read, "write": {"iops": 0}}, **extra)]}, f)
+
+    def classes(self, be, probe_max_ms, probe_ios=50):
+        d = self.case("classes", {"iterations": 2, "errors": 0})
+        self.job(d, "rt", 500 - be)
+        self.job(d, "be", be)
+        self.job(d, "probe", 5, read={"total_ios": probe_ios,
+                                      "lat_ns": {"max": probe_max_ms * 1e6}})
+        return stress.judge(self.run, ["classes"])[0]
+
+    def test_classes_passes_with_a_fair_share_and_aging(self):
+        self.assertTrue(self.classes(be=240, probe_max_ms=260)["passed"])
+
+    def test_classes_fails_when_rt_in_one_group_starves_another(self):
+        row = self.classes(be=3, probe_max_ms=260)
+        self.assertFalse(row["passed"])
+        self.assertIn("0.01 of the device", row["error_lines"][0])
+
+    def test_classes_fails_when_be_waits_past_the_aging_bound(self):
+        row = self.classes(be=250, probe_max_ms=15000)
+        self.assertFalse(row["passed"])
+        self.assertIn("waited 15000 ms", row["error_lines"][0])
+        self.assertFalse(self.classes_again(probe_ios=0)["passed"])
+
+    def classes_again(self, **kw):
+        self.tearDown()
+        self.setUp()
+        return self.classes(be=250, probe_max_ms=100, **kw)
+
+    def polled(self, both, stopped):
+        d = self.case("polled", {"iterations": 1, "errors": 0, "both_seconds": 4,
+                                 "both_reads": both * 4, "stopped_seconds": 5,
+                                 "stopped_reads": stopped * 5})
+        self.job(d, "polled", 200)
+        return stress.judge(self.run, ["polled"])[0]
+
+    def test_polled_passes_when_the_other_reader_goes_on(self):
+        self.assertTrue(self.polled(both=500, stopped=490)["passed"])
+
+    def test_polled_fails_when_a_task_that_stops_reaping_stalls_the_others(self):
+        row = self.polled(both=500, stopped=12)
+        self.assertFalse(row["passed"])
+        self.assertIn("did 12 IOPS", row["error_lines"][0])
+
+    def nowait(self, total_err, other):
+        d = self.case("nowait", {"iterations": 1, "errors": 0, "device_seconds": 10,
+                                 "device_reads": 5000})
+        self.job(d, "nowait", 30000, total_err=total_err)
+        self.job(d, "be", other)
+        return stress.judge(self.run, ["nowait"])[0]
+
+    def test_nowait_passes_with_eagain_and_a_kept_share(self):
+        self.assertTrue(self.nowait(total_err=3000, other=250)["passed"])
+
+    def test_fio_error_lines_before_the_json_are_skipped(self):
+        d = self.case("nowait", {"iterations": 1, "errors": 0, "device_seconds": 10,
+                                 "device_reads": 5000})
+        self.job(d, "nowait", 250, total_err=900)
+        path = os.path.join(d, "nowait.json")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write("fio: io_u error on file /dev/nvme0n1: Resource temporarily "
+                    "unavailable: read offset=4096, buflen=4096\n" + text)
+        self.job(d, "be", 250)
+        self.assertTrue(stress.judge(self.run, ["nowait"])[0]["passed"])
+
+    def test_nowait_fails_when_reads_pass_the_share(self):
+        row = self.nowait(total_err=0, other=60)
+        self.assertFalse(row["passed"])
+        self.assertEqual(len(row["error_lines"]), 2)
+        self.assertIn("passed its share", row["error_lines"][0])
+
 
 if __name__ == "__main__":
     unittest.main()

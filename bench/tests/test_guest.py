@@ -235,8 +235,8 @@ class StressTest(GuestTest):
         meta = load(run, "meta.json")
         self.assertTrue(meta["passed"])
         self.assertEqual([r["case"] for r in meta["rows"]],
-                         ["switch", "churn", "hostile", "faults", "cgroups", "unplug",
-                          "boot and shutdown"])
+                         ["switch", "churn", "hostile", "faults", "cgroups", "classes",
+                          "polled", "nowait", "unplug", "boot and shutdown"])
         for row in meta["rows"]:
             self.assertGreater(row["iterations"], 0, row)
             self.assertEqual((row["errors"], row["dmesg_findings"]), (0, 0), row)
@@ -247,8 +247,9 @@ class StressTest(GuestTest):
             self.assertIn("| churn | 200 | 0 | 0 |", f.read())
 
 
-class NonrotDefaultTest(GuestTest):
-    """fiops_nonrot=1 gives the NVMe devices fiops before init touches them."""
+class UdevRuleTest(GuestTest):
+    """guest/udev's rule, applied by udevd at boot, gives the NVMe devices
+    fiops; without udevd they keep the kernel's default."""
 
     def schedulers(self, **env):
         out, run = bench(self.results, SCHED="none", WORKLOAD="smoke-verify",
@@ -258,13 +259,13 @@ class NonrotDefaultTest(GuestTest):
             return [line.split("=", 1)[1] for line in f.read().splitlines()
                     if ".schedulers=" in line]
 
-    def test_on_with_the_boot_parameter(self):
-        found = self.schedulers(KERNEL_ARGS="fiops_nonrot=1")
+    def test_the_rule_selects_fiops(self):
+        found = self.schedulers(UDEV=1)
         self.assertEqual(len(found), 2)
         for line in found:
             self.assertIn("[fiops]", line)
 
-    def test_off_by_default(self):
+    def test_the_kernel_default_without_udev(self):
         found = self.schedulers()
         self.assertEqual(len(found), 2)
         for line in found:

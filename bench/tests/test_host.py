@@ -397,16 +397,23 @@ class KernelArgsTest(unittest.TestCase):
     """KERNEL_ARGS reaches the guest's command line as plain words only."""
 
     def test_extra_arguments_follow_the_harness_ones(self):
-        p, _ = params.load({"KERNEL_ARGS": "fiops_nonrot=1  quiet"})
-        self.assertEqual(p["KERNEL_ARGS"], ["fiops_nonrot=1", "quiet"])
+        p, _ = params.load({"KERNEL_ARGS": "nvme.poll_queues=1  quiet"})
+        self.assertEqual(p["KERNEL_ARGS"], ["nvme.poll_queues=1", "quiet"])
         line = qemu.kernel_cmdline(4, "halt", p["KERNEL_ARGS"])
         self.assertEqual(line, "console=ttyS0 panic=-1 nvme.io_queue_depth=4 "
-                               "fiops_nonrot=1 quiet")
+                               "nvme.poll_queues=1 quiet")
 
     def test_none_by_default(self):
         p, _ = params.load({})
         self.assertEqual(p["KERNEL_ARGS"], [])
-        self.assertNotIn("fiops_nonrot", qemu.kernel_cmdline(4, "halt", p["KERNEL_ARGS"]))
+        self.assertNotIn("poll_queues", qemu.kernel_cmdline(4, "halt", p["KERNEL_ARGS"]))
+
+    def test_udev_is_a_switch(self):
+        self.assertFalse(params.load({})[0]["UDEV"])
+        self.assertTrue(params.load({"UDEV": "1"})[0]["UDEV"])
+        for bad in ("yes", "2", "on"):
+            with self.assertRaises(params.ParamError):
+                params.load({"UDEV": bad})
 
     def test_anything_but_plain_words_is_refused(self):
         for bad in ('a="b c"', "x;reboot", "init=/bin/sh$(x)", "a\\b", "-- foo"):
