@@ -119,10 +119,10 @@ class StressJudgeTest(unittest.TestCase):
         with open(os.path.join(d, name + ".json"), "w") as f:
             json.dump({"jobs": [dict({"read": read, "write": {"iops": 0}}, **extra)]}, f)
 
-    def classes(self, be, probe_max_ms, probe_ios=50):
+    def classes(self, be, probe_max_ms, probe_ios=50, be_max_ms=120):
         d = self.case("classes", {"iterations": 2, "errors": 0})
         self.job(d, "rt", 500 - be)
-        self.job(d, "be", be)
+        self.job(d, "be", be, read={"lat_ns": {"max": be_max_ms * 1e6}})
         self.job(d, "probe", 5, read={"total_ios": probe_ios,
                                       "lat_ns": {"max": probe_max_ms * 1e6}})
         return stress.judge(self.run, ["classes"])[0]
@@ -134,6 +134,12 @@ class StressJudgeTest(unittest.TestCase):
         row = self.classes(be=3, probe_max_ms=260)
         self.assertFalse(row["passed"])
         self.assertIn("0.01 of the device", row["error_lines"][0])
+
+    def test_classes_fails_when_be_ran_only_after_rt(self):
+        # Starved for the RT reader's run, then alone: IOPS equal, a read 17 s.
+        row = self.classes(be=250, probe_max_ms=100, be_max_ms=17027)
+        self.assertFalse(row["passed"])
+        self.assertIn("waited 17027 ms for a read beside an RT reader", row["error_lines"][0])
 
     def test_classes_fails_when_be_waits_past_the_aging_bound(self):
         row = self.classes(be=250, probe_max_ms=15000)
