@@ -25,7 +25,9 @@ udev_deb() {
 	deb=$(ls "$BUILD"/debs/udev_*.deb 2>/dev/null | tail -n 1)
 	if [ -z "$deb" ]; then
 		mkdir -p "$BUILD/debs"
-		(cd "$BUILD/debs" && apt-get download -q udev >&2) ||
+		# With stale package lists the download fails: update, try again.
+		(cd "$BUILD/debs" && { apt-get download -q udev >&2 ||
+			{ apt-get update -q >&2 && apt-get download -q udev >&2; }; }) ||
 			{ echo "guest: cannot download Debian's udev package" >&2; exit 1; }
 		deb=$(ls "$BUILD"/debs/udev_*.deb | tail -n 1)
 	fi
