@@ -117,6 +117,13 @@ def fio_job(path):
         return None
 
 
+def read_rate(result, part):
+    """Device reads per second the guest counted over a part of a case
+    (<part>_reads in <part>_seconds), 0 if it counted none."""
+    seconds = int(result.get(part + "_seconds", 0) or 0)
+    return int(result.get(part + "_reads", 0) or 0) / seconds if seconds > 0 else 0
+
+
 def classes_errors(case_dir, result):
     """RT orders tasks inside a group only, and aging serves BE there."""
     errors = []
@@ -149,10 +156,7 @@ def polled_errors(case_dir, result):
     errors = []
     if not fio_iops(os.path.join(case_dir, "polled.json")):
         errors.append("the polled reader completed nothing")
-    rates = []
-    for part in ("both", "stopped"):
-        seconds = int(result.get(part + "_seconds", 0) or 0)
-        rates.append(int(result.get(part + "_reads", 0) or 0) / seconds if seconds > 0 else 0)
+    rates = [read_rate(result, "both"), read_rate(result, "stopped")]
     if not rates[0]:
         errors.append("no reads while both readers ran")
     elif rates[1] < POLLED_STOPPED_MIN * rates[0]:
@@ -174,8 +178,7 @@ def nowait_errors(case_dir, result):
     if not nowait.get("total_err"):
         errors.append("no RWF_NOWAIT read failed with EAGAIN: the reader's depth of 128 "
                       "passed its share of the tags")
-    seconds = int(result.get("device_seconds", 0) or 0)
-    device = int(result.get("device_reads", 0) or 0) / seconds if seconds > 0 else 0
+    device = read_rate(result, "device")
     if not device or not other:
         errors.append("no reads from the device or the other reader")
     elif other / device < NOWAIT_OTHER_MIN:
