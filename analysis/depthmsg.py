@@ -6,8 +6,10 @@ sbitmap tokens (patch 26) logs the limit, the steady limit and iops_max:
 
     fiops depth 4 steady=8 iops=2000
 
-a message whose depth differs from steady is a trial.  Kernels of series
-11-24 logged lat_min too, and probes:
+a message whose depth differs from steady is a trial; since it reads the
+completions' latency it logs the latency floor too (lat=Fus, the lowest
+window mean of 10 s, 0 until a window measured one).  Kernels of series
+11-24 logged lat_min there, and probes:
 
     fiops depth 10 steady=10 iops=2000 lat=4180us
     fiops depth 1 steady=10 iops=2000 lat=4180us probe
