@@ -13,6 +13,13 @@ the I/O priority classes apart but not the levels within one), written
 (the same names with "_policy"), which is the common one where the
 jobfile says nothing else.
 
+A scheduler's line may hold only under some of its tunables, named in
+the brackets after the schedulers as they read in queue/iosched/:
+"# expect[fiops write_scale=3]: r1=3 r2=3 w1=1 w2=1" judges the fiops
+runs made with TUNE=write_scale=3.  Of a scheduler's lines whose
+tunables all hold, the one that names most is its own line; where none
+holds, the common line is.
+
 A line may name what it shares after the brackets: "# expect[fiops]
 requests: r1=5 r2=5 other=2" (or "# expect requests: ...").  The default,
 "iops", is shares of the fio jobs' IOPS among all the jobs.  "requests" is
@@ -67,9 +74,26 @@ def parse_weights(body):
     return weights
 
 
+def bracket(inside, line):
+    """(schedulers, tunables) of what an expect line's brackets hold: the
+    comma-separated scheduler names and the name=value tunables."""
+    words = inside.split()
+    tunables = {}
+    for word in (w for w in words if "=" in w):
+        name, _, value = word.partition("=")
+        if not name or not value or name in tunables:
+            raise ValueError("%s: %r is no tunable=value, or names one twice" % (line, word))
+        tunables[name] = value
+    names = [n.strip() for n in " ".join(w for w in words if "=" not in w).split(",")]
+    if not all(names):
+        raise ValueError("%s: an empty scheduler name in the brackets" % line)
+    return names, tunables
+
+
 def expect_lines(text):
     """[(schedulers, measure, body, line)] of a jobfile's expect lines;
-    schedulers is None for the common line, else the names in the brackets;
+    schedulers is None for the common line, else the names in the brackets
+    (the tunables there are line_tunables()'s);
     measure is one of MEASURES, IOPS where the line names none.  A comment
     that reads "# expect" and words before a colon, without brackets, is
     prose, not an expect line."""
@@ -80,9 +104,7 @@ def expect_lines(text):
         if names is None and len(words) > 1:
             continue
         if names is not None:
-            names = [n.strip() for n in names.split(",")]
-            if not all(names):
-                raise ValueError("%s: an empty scheduler name in the brackets" % line)
+            names = bracket(names, line)[0]
         if words and (len(words) > 1 or words[0] not in MEASURES):
             raise ValueError("%s: %r is no measure (%s)" % (line, measure.strip(),
                                                              " or ".join(MEASURES)))
@@ -116,28 +138,42 @@ def measure_of(line):
     return None if line is None else expect_lines("# " + line)[0][1]
 
 
+def line_tunables(line):
+    """{tunable: value} an expect line holds under; {} for most."""
+    inside = line[line.index("[") + 1:line.index("]")] if line.startswith("expect[") else ""
+    return bracket(inside, line)[1] if inside else {}
+
+
 def parse_policies(text):
-    """{scheduler: (weights, line)} of the "# expect[...]:" lines; weights
-    is None where the line says the scheduler documents no policy."""
+    """{scheduler: [(tunables, weights, line)]} of the "# expect[...]:"
+    lines; weights is None where the line says the scheduler documents no
+    policy, tunables what the line holds under ({} for always)."""
     policies = {}
     for names, _, body, line in expect_lines(text):
         if names is None:
             continue
         weights = None if body.strip() == NO_POLICY else parse_weights(body)
+        tunables = line_tunables(line)
         for name in names:
-            if name in policies:
+            if any(t == tunables for t, _, _ in policies.get(name, [])):
                 raise ValueError("expect[%s]: %s has two expect lines" % (name, name))
-            policies[name] = (weights, line)
+            policies.setdefault(name, []).append((tunables, weights, line))
     return policies
 
 
-def policy(text, scheduler):
-    """(weights, source) of what scheduler documents for this workload: its
-    own expect[...] line, else the common line.  weights is None when it
-    documents no policy; source is the line (None without any)."""
-    policies = parse_policies(text)
-    if scheduler in policies:
-        return policies[scheduler]
+def policy(text, scheduler, tunables=None):
+    """(weights, source) of what scheduler documents for this workload
+    with tunables ({name: value} as queue/iosched/ reads): its own
+    expect[...] line that holds and names most tunables, else the common
+    line.  weights is None when it documents no policy; source is the line
+    (None without any)."""
+    tunables = tunables or {}
+    holding = [(len(t), weights, line) for t, weights, line in
+               parse_policies(text).get(scheduler, [])
+               if all(str(tunables.get(k)) == v for k, v in t.items())]
+    if holding:
+        _, weights, line = max(holding, key=lambda h: h[0])
+        return weights, line
     common = common_lines(text)
     return parse_expect(text), (common[2] if common else None)
 

@@ -43,9 +43,34 @@ class ExpectTest(unittest.TestCase):
         # Only a scheduler's own line: the others have no policy to be judged by.
         self.assertEqual(metrics.policy("# expect[bfq]: a=1\n", "none"), ({}, None))
 
+    def test_lines_under_tunables(self):
+        text = ("# expect: r=1 w=1\n# expect[fiops write_scale=3]: r=3 w=1\n"
+                "# expect[fiops write_scale=3 read_scale=2]: r=3 w=2\n"
+                "# expect[bfq]: r=2 w=1\n[r]\n")
+        common = ({"r": 1.0, "w": 1.0}, "expect: r=1 w=1")
+        self.assertEqual(metrics.policy(text, "fiops"), common)
+        self.assertEqual(metrics.policy(text, "fiops", {"write_scale": "1"}), common)
+        self.assertEqual(metrics.policy(text, "fiops", {"write_scale": "3", "read_scale": "1"}),
+                         ({"r": 3.0, "w": 1.0}, "expect[fiops write_scale=3]: r=3 w=1"))
+        # The line that names most tunables, of those that hold.
+        self.assertEqual(metrics.policy(text, "fiops", {"write_scale": "3", "read_scale": "2"}),
+                         ({"r": 3.0, "w": 2.0},
+                          "expect[fiops write_scale=3 read_scale=2]: r=3 w=2"))
+        self.assertEqual(metrics.policy(text, "bfq", {"write_scale": "3"}),
+                         ({"r": 2.0, "w": 1.0}, "expect[bfq]: r=2 w=1"))
+        self.assertEqual(metrics.line_tunables("expect[fiops write_scale=3]: r=3 w=1"),
+                         {"write_scale": "3"})
+        self.assertEqual(metrics.line_tunables("expect: r=1"), {})
+        # Names the measure and the schedulers as before.
+        self.assertEqual(metrics.expect_lines("# expect[fiops, bfq x=1] requests: r=1\n")[0][:2],
+                         (["fiops", "bfq"], metrics.REQUESTS))
+
     def test_bad_per_scheduler_lines(self):
         for lines in ("# expect[]: a=1", "# expect[bfq,]: a=1", "# expect[bfq]: a",
                       "# expect[bfq]: a=1\n# expect[kyber,bfq]: none",
+                      "# expect[bfq x=1]: a=1\n# expect[bfq x=1]: a=2",
+                      "# expect[bfq x=]: a=1", "# expect[bfq =1]: a=1",
+                      "# expect[bfq x=1 x=2]: a=1", "# expect[x=1]: a=1",
                       "# expect: a=1\n# expect: a=2"):
             with self.assertRaises(ValueError, msg=lines):
                 metrics.parse_policies(lines + "\n")
